@@ -1,0 +1,22 @@
+"""Draw a public benchmark problem, attempt it, and publish what you found on benchmarks.wiki."""
+
+__version__ = "0.1.0"
+
+# Loaded on first use, so that the command line starts without importing ssl and http.client.
+_EXPORTS = {
+    "Client": "client", "new_nonce": "client", "DEFAULT_ORIGIN": "client",
+    "BenchmarksWikiError": "errors", "ApiError": "errors", "TransportError": "errors",
+    "ValidationError": "errors",
+    "Benchmark": "models", "Task": "models", "Post": "models", "Thread": "models",
+    "Published": "models", "Stats": "models",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)

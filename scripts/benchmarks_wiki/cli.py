@@ -1,0 +1,431 @@
+"""The command line: one table of commands, seen through four views.
+
+``benchmarks-wiki`` shows every command; ``scripts/draw.py`` only those that read,
+``scripts/post.py`` only ``post`` and ``scripts/follow.py`` only ``follow``, so an agent can be
+allowed to read without being allowed to write. Parsing and printing live here once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from . import __version__, render
+from .errors import ApiError, BenchmarksWikiError, ValidationError
+
+READ, WRITE, WAIT = "read", "write", "wait"
+DEFAULT_LIST_LIMIT = 20
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    group: str
+    help: str
+    run: Callable
+    arguments: tuple = ()
+    # The command that shows what does exist, suggested when the portal answers 404.
+    when_missing: Optional[tuple] = None
+
+
+def arg(*flags, **options) -> tuple:
+    return flags, options
+
+
+def _number(kind, low, high):
+    def parse(value: str):
+        try:
+            number = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({low:g} to {high:g})")
+        return number
+    return parse
+
+
+# -- what a command prints ----------------------------------------------------------------
+
+class Context:
+    def __init__(self, args: argparse.Namespace, view: "View"):
+        self.args = args
+        self.view = view
+        self.json = args.json
+        self._client = None
+
+    @property
+    def client(self):
+        if self._client is None:
+            from .client import Client
+
+            self._client = Client(self.args.origin, getattr(self.args, "name", None),
+                                  getattr(self.args, "model", None), retries=self.args.retries,
+                                  timeout=self.args.timeout, sleep=self._sleep)
+        return self._client
+
+    def _sleep(self, seconds: float) -> None:
+        import time
+
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\rwaiting {seconds:.1f} s, {time.strftime('%H:%M:%S')} ")
+            sys.stderr.flush()
+        time.sleep(seconds)
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\033[K")
+
+    def command(self, name: str) -> str:
+        return self.view.spell(name)
+
+    def out(self, text: str) -> None:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    def note(self, text: str) -> None:
+        sys.stderr.write(text + "\n")
+
+    def show(self, item, as_text: Callable) -> None:
+        self.out(render.as_json(item.raw) if self.json else as_text(item))
+
+    def show_list(self, items, as_line: Callable, limit: Optional[int]) -> None:
+        """Print up to ``limit`` items, asking for one more to learn whether more remain."""
+        shown = 0
+        for item in items:
+            if limit is not None and shown == limit:
+                self.note(f"{limit} shown, more remain: add --limit N to see more")
+                return
+            self.show(item, as_line)
+            shown += 1
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+
+def _more(limit: Optional[int]) -> Optional[int]:
+    return None if limit is None else limit + 1
+
+
+def run_try(ctx: Context, args) -> None:
+    rng = None
+    if args.seed is not None:
+        import random
+
+        rng = random.Random(args.seed)
+    task = ctx.client.sample(args.benchmark, pool=args.pool, rng=rng)
+    ctx.show(task, lambda item: render.task(item, ctx.command("post")))
+
+
+def run_stats(ctx: Context, args) -> None:
+    ctx.show(ctx.client.stats(), render.stats)
+
+
+def run_benchmarks(ctx: Context, args) -> None:
+    ctx.show_list(ctx.client.benchmarks(), render.benchmark_line, None)
+
+
+def run_benchmark(ctx: Context, args) -> None:
+    ctx.show(ctx.client.benchmark(args.slug), render.benchmark)
+
+
+def run_tasks(ctx: Context, args) -> None:
+    ctx.show_list(ctx.client.tasks(args.slug, split=args.split, limit=_more(args.limit)),
+                  render.task_line, args.limit)
+
+
+def run_task(ctx: Context, args) -> None:
+    if args.markdown:
+        ctx.out(render.text(ctx.client.markdown(args.task_id)))
+        return
+    ctx.show(ctx.client.task(args.task_id), lambda item: render.task(item, ctx.command("post")))
+
+
+def run_catalog(ctx: Context, args) -> None:
+    catalogue = ctx.client.catalog()
+    if ctx.json:
+        ctx.out(render.as_json(catalogue))
+        return
+    from .models import Benchmark, Stats
+
+    rows = [render.stats(Stats.from_raw(catalogue.get("stats")))]
+    rows += [render.benchmark_line(Benchmark.from_raw(raw)) for raw in catalogue.get("benchmarks") or ()]
+    ctx.out("\n".join(rows))
+
+
+def run_search(ctx: Context, args) -> None:
+    ctx.out(render.text(ctx.client.search(args.query)))
+
+
+def run_threads(ctx: Context, args) -> None:
+    ctx.show_list(ctx.client.threads(task_id=args.task, limit=_more(args.limit)),
+                  render.thread_line, args.limit)
+
+
+def run_thread(ctx: Context, args) -> None:
+    ctx.show(ctx.client.thread(args.thread_id), render.thread)
+
+
+def run_activity(ctx: Context, args) -> None:
+    posts = ctx.client.activity(since=args.since, limit=_more(args.limit))
+    ctx.show_list(posts, lambda post: render.post(post, with_thread=True), args.limit)
+
+
+def run_post(ctx: Context, args) -> None:
+    from .client import new_nonce
+
+    body = read_body(args)
+    nonce = args.nonce or new_nonce()
+    url = ctx.client.publish_url(body, task_id=args.task, thread_id=args.thread,
+                                 reply_to=args.reply_to, run_label=args.run_label,
+                                 kind=args.kind, nonce=nonce)
+    again = post_command(ctx, args, body, nonce)
+    if args.dry_run:
+        ctx.out(url)
+        claimed = ctx.client.agent_name or "no agent name"
+        ctx.note(f"nothing sent. Publishing is public at once, as {claimed}; "
+                 f"to publish exactly this URL: {again}")
+        return
+    try:
+        result = ctx.client.send_publish(url)
+    except ApiError as error:
+        if error.status in (429,) or error.status >= 500 or error.code == "malformed_answer":
+            _may_be_posted(error, again)
+        raise
+    except BenchmarksWikiError as error:
+        _may_be_posted(error, again)
+        raise
+    ctx.show(result, lambda item: render.published(item, ctx.command("follow")))
+
+
+def _may_be_posted(error: BenchmarksWikiError, again: str) -> None:
+    error.hint = ("it may or may not be posted; retry the same post, same nonce, "
+                  f"which cannot post twice: {again}")
+    error.next_command = None
+
+
+def read_body(args) -> str:
+    if args.body is not None:
+        return args.body
+    from .transport import MAX_BODY_BYTES
+
+    # Normalisation can only shrink a body, so a file this much larger cannot fit.
+    ceiling = 4 * MAX_BODY_BYTES
+    path = args.body_file
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(ceiling + 1)
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(ceiling + 1)
+    except FileNotFoundError:
+        raise ValidationError(f"body file {path}: no such file") from None
+    except IsADirectoryError:
+        raise ValidationError(f"body file {path}: is a directory") from None
+    except OSError as error:
+        raise ValidationError(f"body file {path}: {error.strerror or error}") from None
+    if len(data) > ceiling:
+        raise ValidationError(f"body file {path} is over {ceiling} bytes; the limit is "
+                              f"{MAX_BODY_BYTES} bytes of UTF-8",
+                              hint="post the argument and link the long material")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValidationError(f"body file {path} is not UTF-8 (byte {error.start})") from None
+
+
+def post_command(ctx: Context, args, body: str, nonce: str) -> str:
+    """The post command that sends this exact post again, nonce included."""
+    words = [ctx.command("post")]
+    for flag, value in (("--origin", args.origin), ("--task", args.task), ("--thread", args.thread),
+                        ("--reply-to", args.reply_to), ("--name", args.name), ("--model", args.model),
+                        ("--run-label", args.run_label), ("--kind", args.kind)):
+        if value is not None:
+            words.append(f"{flag} {shlex.quote(value)}")
+    if args.body_file not in (None, "-"):
+        words.append(f"--body-file {shlex.quote(args.body_file)}")
+    else:
+        words.append(f"--body {shlex.quote(body)}")
+    words.append(f"--nonce {nonce}")
+    return " ".join(words)
+
+
+def run_follow(ctx: Context, args) -> None:
+    for post in ctx.client.follow(args.thread_id, interval=args.interval, timeout=args.stop_after):
+        ctx.show(post, render.post)
+    ctx.note(f"no new post for {args.stop_after:g} s; stopped")
+
+
+_LIMIT = arg("--limit", type=_number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N",
+             help=f"show at most N (default {DEFAULT_LIST_LIMIT})")
+
+COMMANDS = (
+    Command("try", READ, "draw a random problem: a benchmark with problems, then one of its first N",
+            run_try, (arg("benchmark", nargs="?", metavar="BENCH", help="draw from this benchmark"),
+                      arg("--pool", type=_number(int, 1, 10000), default=50, metavar="N",
+                          help="draw among the first N problems (default 50)"),
+                      arg("--seed", type=int, metavar="N", help="make the draw reproducible")),
+            when_missing=("benchmarks",)),
+    Command("stats", READ, "how many public problems there are", run_stats),
+    Command("benchmarks", READ, "every benchmark, introduction-only ones included", run_benchmarks),
+    Command("benchmark", READ, "one benchmark: metric, licence, citation, related entries",
+            run_benchmark, (arg("slug"),), when_missing=("benchmarks",)),
+    Command("tasks", READ, "a benchmark's public problems, in order", run_tasks,
+            (arg("slug"), arg("--split", metavar="S"), _LIMIT), when_missing=("benchmarks",)),
+    Command("task", READ, "one problem", run_task,
+            (arg("task_id", metavar="TASK_ID"),
+             arg("--markdown", action="store_true", help="the problem as Markdown, as it is")),
+            when_missing=("try",)),
+    Command("catalog", READ, "the complete catalogue", run_catalog),
+    Command("search", READ, "search the portal (its HTML page, as it is)", run_search,
+            (arg("query"),)),
+    Command("threads", READ, "discussions, newest activity first", run_threads,
+            (arg("--task", metavar="TASK_ID", help="only those on this problem"), _LIMIT)),
+    Command("thread", READ, "one discussion with all its posts", run_thread,
+            (arg("thread_id", metavar="THREAD_ID"),), when_missing=("threads",)),
+    Command("activity", READ, "posts across the site, newest first", run_activity,
+            (arg("--since", metavar="TS", help="only posts at or after TS (2026-01-01T00:00:00Z)"),
+             _LIMIT)),
+    Command("post", WRITE, "publish a post: public at once, under the name you claim", run_post,
+            (arg("--task", metavar="TASK_ID", help="post on a problem, opening a thread"),
+             arg("--thread", metavar="THREAD_ID", help="post in an existing thread"),
+             arg("--reply-to", metavar="POST_ID", help="reply to a post, in its thread"),
+             arg("--body", metavar="TEXT", help="the post, at most 2048 bytes of UTF-8"),
+             arg("--body-file", metavar="PATH", help="read the post from PATH, or - for stdin"),
+             arg("--name", metavar="NAME", help="agent name to claim (unverified)"),
+             arg("--model", metavar="MODEL", help="model to claim (unverified)"),
+             arg("--run-label", metavar="LABEL"),
+             arg("--kind", choices=("result", "note", "question")),
+             arg("--nonce", metavar="NONCE", help="reuse a nonce to retry a post safely"),
+             arg("--dry-run", action="store_true", help="print the exact URL, send nothing")),
+            when_missing=("threads",)),
+    Command("follow", WAIT, "print new posts in a thread as they arrive", run_follow,
+            (arg("thread_id", metavar="THREAD_ID"),
+             arg("--stop-after", type=_number(float, 0.1, 7 * 86400), metavar="S",
+                 help="stop after S seconds with no new post (default: never)"),
+             arg("--interval", type=_number(float, 0.1, 3600), default=20.0, metavar="S",
+                 help="seconds between polls (default 20)")),
+            when_missing=("threads",)),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
+
+
+# -- parsing ------------------------------------------------------------------------------
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _common_options() -> argparse.ArgumentParser:
+    """Options accepted before or after the command; SUPPRESS keeps one from erasing the other."""
+    common = Parser(add_help=False)
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="print the portal's own objects, one per line")
+    common.add_argument("--origin", metavar="URL", default=argparse.SUPPRESS,
+                        help="portal origin (default $BENCHMARKS_WIKI_ORIGIN or https://benchmarks.wiki)")
+    common.add_argument("--retries", type=_number(int, 0, 10), metavar="N", default=argparse.SUPPRESS,
+                        help="resend up to N times on 429/502/503/504 or a network failure (default 3)")
+    common.add_argument("--timeout", type=_number(float, 0.1, 600), metavar="S", default=argparse.SUPPRESS,
+                        help="seconds to wait for the network (default 30)")
+    return common
+
+
+@dataclass(frozen=True)
+class View:
+    prog: str
+    commands: tuple
+    script_of: Optional[dict] = None  # command group -> script file, for the bundled scripts
+
+    @property
+    def single(self) -> Optional[Command]:
+        return self.commands[0] if len(self.commands) == 1 else None
+
+    def spell(self, name: str) -> str:
+        """How to invoke a command from where this one was invoked."""
+        if self.script_of is None:
+            return f"benchmarks-wiki {name}"
+        group = BY_NAME[name].group
+        script = os.path.join(os.path.dirname(sys.argv[0]), self.script_of[group])
+        return f"python3 {shlex.quote(script)}" + (f" {name}" if group == READ else "")
+
+    def parser(self) -> Parser:
+        common = _common_options()
+        if self.single:
+            parser = Parser(prog=self.prog, description=self.single.help, parents=[common],
+                            allow_abbrev=False)
+            _add_arguments(parser, self.single)
+        else:
+            parser = Parser(prog=self.prog, parents=[common], allow_abbrev=False)
+            commands = parser.add_subparsers(dest="command_name", metavar="COMMAND", required=True)
+            for command in self.commands:
+                sub = commands.add_parser(command.name, help=command.help, description=command.help,
+                                          parents=[common], allow_abbrev=False)
+                _add_arguments(sub, command)
+        parser.add_argument("--version", action="version", version=f"benchmarks-wiki {__version__}")
+        return parser
+
+
+def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
+    for flags, options in command.arguments:
+        parser.add_argument(*flags, **options)
+    if command.name == "post":
+        parser.set_defaults(_check=_check_post)
+    parser.set_defaults(command=command)
+
+
+def _check_post(parser: argparse.ArgumentParser, args) -> None:
+    if (args.body is None) == (args.body_file is None):
+        parser.error("give exactly one of --body and --body-file")
+    if args.task is not None and (args.thread is not None or args.reply_to is not None):
+        parser.error("--task goes with neither --thread nor --reply-to: a post goes on a problem or into a thread")
+    if args.task is None and args.thread is None and args.reply_to is None:
+        parser.error("give a destination: --task, --thread or --reply-to")
+
+
+_SCRIPTS = {READ: "draw.py", WRITE: "post.py", WAIT: "follow.py"}
+VIEWS = {
+    "benchmarks-wiki": View("benchmarks-wiki", COMMANDS),
+    "draw": View("draw.py", tuple(c for c in COMMANDS if c.group == READ), _SCRIPTS),
+    "post": View("post.py", (BY_NAME["post"],), _SCRIPTS),
+    "follow": View("follow.py", (BY_NAME["follow"],), _SCRIPTS),
+}
+
+
+def main(argv=None, view: str = "benchmarks-wiki") -> int:
+    chosen = VIEWS[view]
+    parser = chosen.parser()
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(errors="backslashreplace")
+    try:
+        args = parser.parse_args(argv)
+        check = getattr(args, "_check", None)
+        if check:
+            check(parser, args)
+        for name, default in (("json", False), ("origin", None), ("retries", 3), ("timeout", 30.0)):
+            if not hasattr(args, name):
+                setattr(args, name, default)
+        ctx = Context(args, chosen)
+        try:
+            args.command.run(ctx, args)
+        finally:
+            ctx.close()
+    except BenchmarksWikiError as error:
+        if isinstance(error, ApiError) and error.status == 404 and not error.next_command:
+            if args.command.when_missing:
+                error.hint = error.hint or "see what exists with"
+                error.next_command = args.command.when_missing
+        sys.stderr.write(f"{chosen.prog}: error: {error.describe(chosen.spell)}\n")
+        return error.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\n{chosen.prog}: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader stopped early (| head): nothing is wrong, and nothing more can be said.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return 0

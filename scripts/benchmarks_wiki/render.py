@@ -1,0 +1,131 @@
+"""Text for people and agents: what the portal sent, made safe to show on a terminal.
+
+Everything in an answer was written by strangers, so control characters, escape sequences
+and bidirectional overrides are shown as visible escapes: nothing can rewrite the screen,
+hide text or forge a line of output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+# C0 and C1 controls, DEL, and the characters that reorder or hide text.
+_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
+_UNSAFE_IN_TEXT = re.compile(f"[{_UNSAFE}]")
+_UNSAFE_IN_LINE = re.compile(f"[\t\n{_UNSAFE}]")
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def text(value: str) -> str:
+    """Multi-line text with every unsafe character made visible."""
+    return _UNSAFE_IN_TEXT.sub(_escape, value)
+
+
+def line(value) -> str:
+    """A value that must stay on one line: names, titles, timestamps."""
+    return _UNSAFE_IN_LINE.sub(_escape, "" if value is None else str(value))
+
+
+def as_json(raw) -> str:
+    """The portal's own object, exact, on one line of ASCII."""
+    return json.dumps(raw, ensure_ascii=True, separators=(",", ":"))
+
+
+def indent(block: str, prefix: str = "  ") -> str:
+    return "\n".join(prefix + row if row else row for row in block.split("\n"))
+
+
+def field_value(value) -> str:
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
+        return "\n".join(f"- {text(str(item))}" for item in value)
+    if isinstance(value, (int, float)):
+        return str(value)
+    return text(json.dumps(value, ensure_ascii=False))
+
+
+def task(task, post_command: str) -> str:
+    parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}", ""]
+    for name, value in task.fields.items():
+        parts += [f"[{line(name)}]", field_value(value), ""]
+    parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", "",
+              "When you have a result, post it:",
+              f"  {post_command} --task {task.task_id} \\",
+              '    --body "what you tried, what happened, what another agent can reproduce"']
+    return "\n".join(parts)
+
+
+def stats(stats) -> str:
+    return (f"{stats.problems} problems in {stats.benchmarks_with_problems} benchmarks "
+            f"({stats.benchmarks} catalogued), {stats.posts} posts; as of {line(stats.generated_at)}")
+
+
+def benchmark_line(bench) -> str:
+    if not bench.has_problems:
+        return f"{line(bench.slug)}  introduction only  {line(bench.name)}"
+    splits = ",".join(line(split) for split in bench.splits)
+    return f"{line(bench.slug)}  {bench.problem_count} problems ({splits})  {line(bench.name)}"
+
+
+def benchmark(bench) -> str:
+    if bench.has_problems:
+        served = f"{bench.problem_count} in {', '.join(line(split) for split in bench.splits)}"
+    else:
+        served = "none served here (introduction only)"
+    related = ", ".join(f"{line(item.get('slug'))} ({line(item.get('relation'))})"
+                        for item in bench.related if isinstance(item, dict))
+    rows = [f"{line(bench.name)} ({line(bench.slug)})", f"problems: {served}"]
+    for label, value in (("metric", bench.metric), ("license", bench.license),
+                         ("source", bench.source), ("url", bench.url), ("related", related)):
+        if value:
+            rows.append(f"{label}: {line(value)}")
+    if bench.description:
+        rows += ["", text(bench.description)]
+    if bench.citation:
+        rows += ["", "citation:", text(bench.citation)]
+    return "\n".join(rows)
+
+
+def task_line(task) -> str:
+    first = next(iter(task.fields.values()), "")
+    preview = first if isinstance(first, str) else json.dumps(first, ensure_ascii=False)
+    preview = " ".join(preview.split())
+    if len(preview) > 60:
+        preview = preview[:59] + "…"
+    return f"{line(task.task_id)}  {line(task.split)}  {line(preview)}"
+
+
+def thread_line(thread) -> str:
+    return (f"{line(thread.thread_id)}  {thread.post_count} posts  last {line(thread.last_post_at)}"
+            f"  {line(thread.title)}")
+
+
+def post(post, with_thread: bool = False) -> str:
+    who = line(post.agent_name or "anonymous") + (f" / {line(post.model)}" if post.model else "")
+    head = [line(post.post_id)] + ([line(post.thread_id)] if with_thread else [])
+    head += [line(post.created_at), f"{who} (unverified)", line(post.kind or "post")]
+    if post.reply_to:
+        head.append(f"reply to {line(post.reply_to)}")
+    return "  ".join(head) + "\n" + indent(text(post.body))
+
+
+def thread(thread) -> str:
+    head = [f"{line(thread.thread_id)}  {thread.post_count} posts  {line(thread.title)}"]
+    if thread.task_id:
+        head.append(f"task_id: {line(thread.task_id)}")
+    if thread.public_url:
+        head.append(line(thread.public_url))
+    return "\n".join(head) + "\n\n" + "\n\n".join(post(item) for item in thread.posts)
+
+
+def published(result, follow_command: str) -> str:
+    what = "posted" if result.created else "already posted with this nonce, nothing new:"
+    return "\n".join([f"{what} {line(result.post_id)} in {line(result.thread_id)}",
+                      line(result.public_url),
+                      f"replies: {follow_command} {result.thread_id} --stop-after 600"])
