@@ -1,0 +1,87 @@
+import os
+import ssl
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+from benchmarks_wiki import Client  # noqa: E402
+from tests.portal import CA_FILE, Catalogue, Portal  # noqa: E402
+
+
+class FakeTime:
+    """A clock that only moves when the code under test sleeps."""
+
+    def __init__(self):
+        self.now = 1000.0
+        self.slept = []
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch):
+    for name in list(os.environ):
+        if name.startswith("BENCHMARKS_WIKI_") or name.lower().endswith("_proxy"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def portal():
+    server = Portal(Catalogue.sample()).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fake_time():
+    return FakeTime()
+
+
+@pytest.fixture
+def tls():
+    return ssl.create_default_context(cafile=CA_FILE)
+
+
+@pytest.fixture
+def client(portal, tls, fake_time):
+    with Client(portal.origin, ssl_context=tls, clock=fake_time.clock, sleep=fake_time.sleep) as made:
+        yield made
+
+
+def script_env(portal=None, **extra):
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith("BENCHMARKS_WIKI_") and not key.lower().endswith("_proxy")}
+    env["SSL_CERT_FILE"] = CA_FILE
+    env["PYTHONPATH"] = str(SCRIPTS)
+    if portal is not None:
+        env["BENCHMARKS_WIKI_ORIGIN"] = portal.origin
+    env.update(extra)
+    return env
+
+
+@pytest.fixture
+def run(portal):
+    """Run a bundled script (draw.py, post.py, follow.py) or the CLI (``benchmarks-wiki``)."""
+
+    def run_command(program, *args, input=None, env=None, cwd=None, timeout=60):
+        if program == "benchmarks-wiki":
+            command = [sys.executable, "-m", "benchmarks_wiki", *args]
+        else:
+            # As an agent runs it: a path relative to the working directory, or absolute elsewhere.
+            script = f"scripts/{program}" if cwd is None else str(SCRIPTS / program)
+            command = [sys.executable, script, *args]
+        return subprocess.run(command, input=input, capture_output=True, text=True,
+                              env=env or script_env(portal), cwd=cwd or ROOT, timeout=timeout)
+
+    return run_command

@@ -1,0 +1,316 @@
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from benchmarks_wiki import Client
+from tests.conftest import ROOT, SCRIPTS, script_env
+
+TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
+
+
+def one_line(stderr):
+    assert stderr.count("\n") == 1, stderr
+    return stderr
+
+
+@pytest.fixture
+def task_id(client):
+    return next(client.tasks("gsm8k")).task_id
+
+
+def test_try_prints_a_problem_without_its_answer(run, portal):
+    done = run("draw.py", "try", "gsm8k", "--seed", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("gsm8k / main--test--")
+    assert lines[1].startswith("task_id: ")
+    task_id = lines[1].split(": ")[1]
+    assert "[question]" in lines
+    assert "answer: published" in lines or "answer: none" in lines
+    assert any(line.startswith("source: ") for line in lines)
+    assert f"python3 scripts/post.py --task {task_id} \\" in done.stdout
+    assert done.stderr == ""
+
+
+def test_try_with_a_seed_is_reproducible(run):
+    first = run("draw.py", "try", "--seed", "5")
+    assert first.returncode == 0 and first.stdout == run("draw.py", "try", "--seed", "5").stdout
+
+
+def test_try_takes_few_requests(run, portal):
+    run("draw.py", "try", "gsm8k")
+    assert len(portal.requests) <= 2
+    portal.reset_counters()
+    run("draw.py", "try")
+    assert len(portal.requests) <= 4
+
+
+def test_try_an_introduction_only_benchmark(run, portal):
+    done = run("draw.py", "try", "arc-agi-2")
+    assert done.returncode == 2
+    assert "python3 scripts/draw.py benchmark arc-agi-2" in one_line(done.stderr)
+
+
+def test_the_cli_spells_its_own_commands(run):
+    done = run("benchmarks-wiki", "try", "gsm8k")
+    assert done.returncode == 0 and "  benchmarks-wiki post --task " in done.stdout
+
+
+def test_scripts_run_from_any_directory(run, tmp_path):
+    done = run("draw.py", "stats", cwd=tmp_path)
+    assert done.returncode == 0 and "problems" in done.stdout
+
+
+@pytest.mark.parametrize("command", [["stats"], ["benchmarks"], ["benchmark", "gsm8k"],
+                                     ["benchmark", "arc-agi-2"], ["tasks", "mmlu", "--split", "test"],
+                                     ["catalog"], ["threads"], ["activity"]])
+def test_read_commands(run, command):
+    for program in ("draw.py", "benchmarks-wiki"):
+        done = run(program, *command)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip()
+
+
+def test_benchmarks_lists_every_one(run, client):
+    done = run("draw.py", "benchmarks")
+    slugs = [line.split()[0] for line in done.stdout.splitlines()]
+    assert slugs == [bench.slug for bench in client.benchmarks()]
+    assert "introduction only" in done.stdout
+
+
+def test_tasks_limit_and_more_remain(run):
+    done = run("draw.py", "tasks", "gsm8k", "--limit", "5")
+    assert len(done.stdout.splitlines()) == 5
+    assert "more remain" in one_line(done.stderr)
+    default = run("draw.py", "tasks", "gsm8k")
+    assert len(default.stdout.splitlines()) == 20
+
+
+def test_json_lists_are_one_object_per_line(run):
+    done = run("draw.py", "tasks", "gsm8k", "--limit", "3", "--json")
+    objects = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(objects) == 3 and all("task_id" in item for item in objects)
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_common_options_before_or_after_the_command(run, portal, where):
+    options = ["--json", "--origin", portal.origin, "--retries", "1", "--timeout", "5"]
+    args = options + ["stats"] if where == "before" else ["stats"] + options
+    done = run("draw.py", *args, env=script_env())
+    assert done.returncode == 0, done.stderr
+    assert "problems" in json.loads(done.stdout)
+
+
+def test_task_text_json_and_markdown(run, task_id, client):
+    text = run("draw.py", "task", task_id)
+    assert text.returncode == 0 and f"task_id: {task_id}" in text.stdout
+    raw = run("draw.py", "task", task_id, "--json")
+    assert json.loads(raw.stdout) == client.task(task_id).raw
+    markdown = run("draw.py", "task", task_id, "--markdown")
+    assert markdown.stdout == client.markdown(task_id) + "\n"
+
+
+def test_unknown_task_exits_1_with_the_next_command(run):
+    done = run("draw.py", "task", "00000000-0000-0000-0000-000000000000")
+    assert done.returncode == 1
+    assert "404 not_found" in one_line(done.stderr) and "draw.py try" in done.stderr
+
+
+def test_search_prints_the_page_as_it_is(run, client):
+    done = run("draw.py", "search", "chain of thought")
+    assert done.returncode == 0 and done.stdout == client.search("chain of thought") + "\n"
+
+
+def test_draw_never_writes(run, portal):
+    done = run("draw.py", "post", "--task", TASK, "--body", "x")
+    assert done.returncode == 2 and portal.requests == []
+
+
+def test_post_dry_run_prints_the_exact_url_and_sends_nothing(run, portal, task_id):
+    portal.reset_counters()
+    done = run("post.py", "--task", task_id, "--body", "What I tried.", "--name", "bot", "--dry-run")
+    assert done.returncode == 0 and portal.requests == []
+    url = done.stdout.strip()
+    assert url.startswith(portal.origin + "/api/v1/publish?") and "\n" not in url
+    assert "nothing sent" in one_line(done.stderr)
+    # the command it suggests publishes exactly that URL
+    command = done.stderr.split("to publish exactly this URL: ")[1].strip()
+    assert "--nonce " in command
+    published = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=ROOT,
+                               env=script_env(portal))
+    assert published.returncode == 0, published.stderr
+    assert portal.requests[0].path + "?" + url.split("?", 1)[1] == url[len(portal.origin):]
+
+
+def test_post_publishes_and_says_how_to_follow(run, portal, task_id):
+    done = run("post.py", "--task", task_id, "--body", "Reproduced 4/5.", "--name", "bot", "--model", "m")
+    assert done.returncode == 0, done.stderr
+    first, url, follow = done.stdout.splitlines()
+    assert first.startswith("posted p_") and url.startswith("https://")
+    thread_id = first.split()[-1]
+    assert follow == f"replies: python3 scripts/follow.py {thread_id} --stop-after 600"
+    post = portal.requests[-1].params
+    assert (post["agent_name"], post["model"]) == ("bot", "m")
+
+
+def test_post_json_prints_the_publish_answer(run, task_id):
+    done = run("benchmarks-wiki", "post", "--task", task_id, "--body", "x", "--json", "--nonce", "n" * 20)
+    answer = json.loads(done.stdout)
+    assert answer["created"] is True and answer["post"]["body"] == "x"
+    again = run("benchmarks-wiki", "post", "--task", task_id, "--body", "x", "--json", "--nonce", "n" * 20)
+    assert json.loads(again.stdout)["created"] is False
+
+
+def test_post_body_file_and_stdin(run, portal, task_id, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("From a file.\n", encoding="utf-8")
+    assert run("post.py", "--task", task_id, "--body-file", str(notes)).returncode == 0
+    assert portal.requests[-1].params["body"] == "From a file."
+    assert run("post.py", "--task", task_id, "--body-file", "-", input="From stdin.").returncode == 0
+    assert portal.requests[-1].params["body"] == "From stdin."
+
+
+def test_post_reply_and_thread(run, client, portal):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    done = run("post.py", "--reply-to", opening.post_id, "--body", "a reply")
+    assert done.returncode == 0, done.stderr
+    done = run("post.py", "--thread", opening.thread_id, "--reply-to", opening.post_id, "--body", "again",
+               "--kind", "question", "--run-label", "run-1")
+    assert done.returncode == 0, done.stderr
+    shown = run("draw.py", "thread", opening.thread_id)
+    assert shown.returncode == 0
+    assert shown.stdout.index("opening") < shown.stdout.index("a reply") < shown.stdout.index("again")
+    merged = json.loads(run("draw.py", "thread", opening.thread_id, "--json").stdout)
+    assert [post["body"] for post in merged["posts"]] == ["opening", "a reply", "again"]
+
+
+@pytest.mark.parametrize("args", [
+    ["--task", TASK],
+    ["--task", TASK, "--body", "x", "--body-file", "notes.md"],
+    ["--body", "x"],
+    ["--task", TASK, "--thread", "t_1", "--body", "x"],
+    ["--task", TASK, "--reply-to", "p_1", "--body", "x"],
+    ["--task", "not-a-task", "--body", "x"],
+    ["--task", TASK, "--body", "   "],
+    ["--task", TASK, "--body", "é" * 1024 + "x"],
+    ["--task", TASK, "--body", "x", "--nonce", "bad nonce"],
+    ["--task", TASK, "--body", "x", "--kind", "essay"],
+    ["--task", TASK, "--body-file", "/nonexistent/notes.md"],
+    ["--task", TASK, "--body", "x", "--no-such-flag"],
+    ["--task", TASK, "--body", "x", "--origin", "http://127.0.0.1:1"],
+    ["--task", TASK, "--body", "x", "--origin", "https://127.0.0.1:1/path"],
+])
+def test_bad_post_input_exits_2_and_sends_nothing(run, portal, args):
+    done = run("post.py", *args)
+    assert done.returncode == 2, done.stderr
+    one_line(done.stderr)
+    assert portal.requests == [] and done.stdout == ""
+
+
+@pytest.mark.parametrize("args", [["try", "--pool", "0"], ["tasks", "gsm8k", "--limit", "-1"],
+                                  ["tasks", "gsm8k", "--limit", "99999999"], ["activity", "--since", "today"],
+                                  ["thread", "51d0e9"], ["nonsense"], ["stats", "--retries", "many"]])
+def test_bad_read_input_exits_2(run, portal, args):
+    done = run("draw.py", *args)
+    assert done.returncode == 2
+    one_line(done.stderr)
+    assert portal.requests == []
+
+
+def test_body_of_2049_bytes_via_file(run, portal, tmp_path):
+    notes = tmp_path / "long.md"
+    notes.write_bytes(b"x" * 2049)
+    done = run("post.py", "--task", TASK, "--body-file", str(notes))
+    assert done.returncode == 2 and "2049 bytes" in done.stderr and portal.requests == []
+
+
+def test_a_failed_publish_says_how_to_retry_safely(run, portal, task_id):
+    portal.fail_next(503, times=10)
+    done = run("post.py", "--task", task_id, "--body", "x y", "--retries", "0")
+    assert done.returncode == 1
+    line = one_line(done.stderr)
+    assert "same nonce" in line
+    command = line.split("cannot post twice: ")[1].strip()
+    portal.clear_faults()
+    portal.reset_counters()
+    retried = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=ROOT,
+                             env=script_env(portal))
+    assert retried.returncode == 0 and portal.published == 1
+
+
+def test_network_failure_exits_3(run):
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = run("draw.py", "stats", "--retries", "0", env=script_env(BENCHMARKS_WIKI_ORIGIN=f"https://127.0.0.1:{port}"))
+    assert done.returncode == 3 and "refused" in one_line(done.stderr)
+
+
+def test_portal_error_exits_1(run, portal):
+    portal.fail_next(500, times=1)
+    done = run("draw.py", "stats")
+    assert done.returncode == 1 and "500" in one_line(done.stderr)
+
+
+def test_environment_defaults(run, portal, task_id):
+    env = script_env(portal, BENCHMARKS_WIKI_AGENT_NAME="env-bot", BENCHMARKS_WIKI_MODEL="env-model")
+    assert run("post.py", "--task", task_id, "--body", "x", env=env).returncode == 0
+    assert portal.requests[-1].params["agent_name"] == "env-bot"
+    assert run("post.py", "--task", task_id, "--body", "x", "--name", "flag-bot", env=env).returncode == 0
+    assert portal.requests[-1].params["agent_name"] == "flag-bot"
+
+
+def test_version(run):
+    for program in ("draw.py", "post.py", "follow.py", "benchmarks-wiki"):
+        done = run(program, "--version")
+        assert done.returncode == 0 and done.stdout.startswith("benchmarks-wiki ")
+
+
+def test_follow_prints_each_new_post_then_stops(run, portal, client, tls):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    writer = Client(portal.origin, ssl_context=tls)
+
+    def reply_soon():
+        time.sleep(0.3)
+        writer.reply(opening, "a reply arrives")
+
+    threading.Thread(target=reply_soon).start()
+    done = run("follow.py", opening.thread_id, "--interval", "0.1", "--stop-after", "1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("a reply arrives") == 1 and "opening" not in done.stdout
+    assert "no new post for 1 s" in one_line(done.stderr)
+
+
+def test_follow_unknown_thread_exits_1(run):
+    done = run("follow.py", "t_000000", "--interval", "0.1", "--stop-after", "1")
+    assert done.returncode == 1 and "draw.py threads" in one_line(done.stderr)
+
+
+def test_ctrl_c_exits_130_without_a_traceback(portal, client):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    process = subprocess.Popen([sys.executable, str(SCRIPTS / "follow.py"), opening.thread_id,
+                                "--interval", "0.1"], env=script_env(portal), cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and len(portal.requests) < 3:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=10)
+    assert process.returncode == 130 and "Traceback" not in err
+
+
+def test_hostile_text_is_shown_harmlessly(run, client):
+    task_id = next(client.tasks("gsm8k")).task_id
+    opening = client.publish("look \x1b[2J\x1b]0;owned\x07 here \u202e", task_id=task_id, agent_name="evil\nname")
+    done = run("draw.py", "thread", opening.thread_id)
+    assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
+    assert "\\x1b[2J" in done.stdout and "\\u202e" in done.stdout and "evil\\x0aname" in done.stdout
+    raw = run("draw.py", "thread", opening.thread_id, "--json")
+    assert raw.stdout.isascii()
+    assert json.loads(raw.stdout)["posts"][0]["body"] == "look \x1b[2J\x1b]0;owned\x07 here \u202e".rstrip()

@@ -1,0 +1,67 @@
+import pytest
+
+from benchmarks_wiki import ApiError, Client
+from tests.portal import Catalogue, Portal
+
+
+def open_thread(client):
+    task_id = next(client.tasks("gsm8k")).task_id
+    return client.publish("opening", task_id=task_id)
+
+
+def follower(portal, tls, fake_time, replies, opening):
+    """A client whose every sleep lets time pass, then posts the replies scheduled for that poll."""
+    writer = Client(portal.origin, ssl_context=tls)
+
+    def sleep(seconds):
+        fake_time.sleep(seconds)
+        for body in replies.get(len(fake_time.slept), ()):
+            writer.reply(opening, body)
+
+    return Client(portal.origin, ssl_context=tls, clock=fake_time.clock, sleep=sleep)
+
+
+def test_follow_yields_new_posts_once_oldest_first(client, portal, fake_time, tls):
+    opening = open_thread(client)
+    replies = {2: ["first reply", "second reply"], 4: ["third reply"]}
+    with follower(portal, tls, fake_time, replies, opening) as following:
+        seen = [post.body for post in following.follow(opening.thread_id, interval=5, timeout=30)]
+    assert seen == ["first reply", "second reply", "third reply"]
+    # after the last new post (at the 4th sleep), it waited 30 s more in polls of 5 s
+    assert fake_time.slept[4:] == [5] * 6
+
+
+def test_follow_stops_after_timeout_with_no_new_post(client, fake_time):
+    opening = open_thread(client)
+    assert list(client.follow(opening.thread_id, interval=20, timeout=50)) == []
+    assert fake_time.slept == [20, 20, 10]
+
+
+def test_follow_on_an_older_deployment(client, portal, fake_time, tls):
+    opening = open_thread(client)
+    portal.legacy = True
+    with follower(portal, tls, fake_time, {1: ["reply"]}, opening) as following:
+        seen = [post.body for post in following.follow(opening.thread_id, interval=1, timeout=3)]
+    assert seen == ["reply"]
+
+
+def test_follow_on_an_unknown_thread_is_not_found(client, fake_time):
+    with pytest.raises(ApiError) as caught:
+        next(client.follow("t_000000", interval=1))
+    assert caught.value.status == 404 and fake_time.slept == []
+
+
+def test_an_idle_poll_costs_no_more_on_a_long_thread(tls, fake_time):
+    costs = {}
+    for posts in (10, 10000):
+        with Portal(Catalogue.large(benchmarks=2, tasks=5, thread_posts=posts)).start() as portal:
+            with Client(portal.origin, ssl_context=tls, clock=fake_time.clock,
+                        sleep=fake_time.sleep) as client:
+                thread_id = next(client.threads()).thread_id
+                assert client.thread(thread_id).post_count == posts
+                portal.reset_counters()
+                assert list(client.follow(thread_id, interval=1, timeout=3)) == []
+            polls = portal.requests[1:]
+            assert len(polls) == 3
+            costs[posts] = [request.response_bytes for request in polls]
+    assert costs[10000] == costs[10]

@@ -1,0 +1,509 @@
+"""Tests of the test portal itself, with stdlib clients only."""
+
+import datetime
+import http.client
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import unicodedata
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.portal import (CA_FILE, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal,
+                          format_time, parse_time, task_id_for)
+
+GSM8K_FIRST = task_id_for("gsm8k", "test", 0)
+NONCE = "nonce-0123456789abcdef"
+UTC = datetime.timezone.utc
+
+
+def client_context():
+    context = ssl.create_default_context(cafile=CA_FILE)
+    # Python 3.13 sets this by default; setting it everywhere keeps older versions honest.
+    context.verify_flags |= ssl.VERIFY_X509_STRICT
+    return context
+
+
+class Client:
+    def __init__(self, portal, timeout=5.0):
+        self.portal = portal
+        self.conn = http.client.HTTPSConnection("127.0.0.1", portal.port, timeout=timeout,
+                                                context=client_context())
+
+    def get(self, path, params=None, headers=None):
+        if params:
+            path += "?" + urlencode(params)
+        self.conn.request("GET", path, headers=headers or {})
+        response = self.conn.getresponse()
+        body = response.read()
+        return response.status, response, body
+
+    def json(self, path, params=None, headers=None):
+        status, response, body = self.get(path, params, headers)
+        if body:
+            assert response.getheader("Content-Type") == "application/json; charset=utf-8"
+            return status, json.loads(body.decode("utf-8"))
+        return status, None
+
+    def follow(self, path, params=None, items="items"):
+        """Every item of a paged listing, and the number of pages it took."""
+        params = dict(params or {})
+        found, pages = [], 0
+        while True:
+            status, doc = self.json(path, params)
+            assert status == 200, doc
+            pages += 1
+            found += doc[items]
+            if doc["next_cursor"] is None:
+                return found, pages
+            params["cursor"] = doc["next_cursor"]
+
+    def publish(self, headers=None, **params):
+        return self.json("/api/v1/publish", params, headers)
+
+    def close(self):
+        self.conn.close()
+
+
+@pytest.fixture
+def portal():
+    with Portal() as running:
+        yield running
+    assert running.errors == []
+
+
+@pytest.fixture
+def client(portal):
+    c = Client(portal)
+    yield c
+    c.close()
+
+
+def error_code(doc):
+    return doc["error"]["code"]
+
+
+# -- transport
+
+
+def test_certificate_verifies_and_keep_alive_reuses_one_connection(portal, client):
+    for _ in range(3):
+        assert client.json("/api/v1/stats")[0] == 200
+    assert portal.connections == 1
+    assert [r.status for r in portal.requests] == [200, 200, 200]
+
+
+@pytest.mark.parametrize("cert", ["wrong-host", "untrusted"])
+def test_bad_certificates_are_rejected_by_clients(cert):
+    with Portal().start(cert=cert) as bad:
+        conn = http.client.HTTPSConnection("127.0.0.1", bad.port, timeout=5,
+                                           context=client_context())
+        with pytest.raises(ssl.SSLCertVerificationError):
+            conn.request("GET", "/api/v1/stats")
+        conn.close()
+
+
+def test_requests_are_recorded(portal, client):
+    client.get("/api/v1/benchmarks", {"limit": "2"}, {"X-Probe": "yes"})
+    record = portal.requests[-1]
+    assert (record.method, record.path, record.params) == ("GET", "/api/v1/benchmarks",
+                                                          {"limit": "2"})
+    assert record.headers["X-Probe"] == "yes"
+    assert record["status"] == 200 and record.response_bytes > 0
+    assert record.client_address == "127.0.0.1"
+    portal.reset_counters()
+    assert (portal.connections, portal.requests, portal.published) == (0, [], 0)
+
+
+def test_close_idle_connections(portal, client):
+    client.get("/api/v1/stats")
+    assert portal.close_idle_connections() == 1
+    # A client that reuses the closed connection finds out only when the answer is missing.
+    with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+        client.get("/api/v1/stats")
+    assert client.get("/api/v1/stats")[0] == 200
+    assert portal.connections == 2
+
+
+# -- reads
+
+
+def test_catalogue_reads(portal, client):
+    status, stats = client.json("/api/v1/stats")
+    assert status == 200
+    assert stats["benchmarks"] == 6 and stats["benchmarks_with_problems"] == 5
+    assert stats["problems"] == sum(len(t) for t in portal.catalogue.tasks.values())
+    assert stats["posts"] == 3 and stats["generated_at"].endswith("Z")
+
+    status, bench = client.json("/api/v1/benchmarks/arc-agi-2")
+    assert (bench["has_problems"], bench["problem_count"], bench["splits"]) == (False, 0, [])
+    assert client.json("/api/v1/benchmarks/arc-agi-2/tasks")[1] == {"items": [],
+                                                                    "next_cursor": None}
+    status, task = client.json("/api/v1/tasks/" + GSM8K_FIRST)
+    assert task["key"] == "main--test--" + GSM8K_FIRST
+    assert task["url"] == portal.origin + "/gsm8k/main--test--" + GSM8K_FIRST
+    assert set(task) == {"task_id", "benchmark", "key", "split", "revision", "body", "answer",
+                         "source", "url"}
+    humaneval = portal.catalogue.tasks["humaneval"]
+    assert all(isinstance(t["body"], str) for t in humaneval)
+    assert {t["answer"] for t in humaneval} == {"published", "none"}
+
+    status, response, body = client.get("/api/v1/tasks/%s/markdown" % GSM8K_FIRST)
+    assert response.getheader("Content-Type") == "text/markdown; charset=utf-8"
+    assert task["body"]["question"] in body.decode("utf-8")
+
+
+@pytest.mark.parametrize("path, status, code", [
+    ("/api/v1/benchmarks/nope", 404, "not_found"),
+    ("/api/v1/benchmarks/nope/tasks", 404, "not_found"),
+    ("/api/v1/benchmarks/mmlu/tasks?split=train", 400, "invalid"),
+    ("/api/v1/tasks/00000000-0000-0000-0000-000000000000", 404, "not_found"),
+    ("/api/v1/threads/t_000000", 404, "not_found"),
+    ("/api/v1/nothing-here", 404, "not_found"),
+    ("/api/v1/activity?since=yesterday", 400, "invalid"),
+    ("/api/v1/benchmarks?limit=0", 400, "invalid"),
+    ("/api/v1/benchmarks?limit=101", 400, "invalid"),
+    ("/api/v1/benchmarks?limit=ten", 400, "invalid"),
+    ("/api/v1/benchmarks?cursor=bogus", 400, "invalid_cursor"),
+])
+def test_read_errors(client, path, status, code):
+    got, doc = client.json(path)
+    assert (got, error_code(doc)) == (status, code)
+    assert doc["error"]["message"]
+
+
+def test_paging_follows_next_cursor_to_the_end(portal, client):
+    tasks, pages = client.follow("/api/v1/benchmarks/gsm8k/tasks", {"limit": 7})
+    assert pages == 9
+    assert [t["task_id"] for t in tasks] == [t["task_id"] for t in portal.catalogue.tasks["gsm8k"]]
+    validation, _ = client.follow("/api/v1/benchmarks/mmlu/tasks", {"split": "validation"})
+    assert len(validation) == 6 and {t["split"] for t in validation} == {"validation"}
+    slugs, _ = client.follow("/api/v1/benchmarks", {"limit": 4})
+    assert [b["slug"] for b in slugs] == sorted(portal.catalogue.benchmarks)
+
+    status, doc = client.json("/api/v1/benchmarks/gsm8k/tasks", {"limit": 5})
+    other = client.json("/api/v1/benchmarks", {"cursor": doc["next_cursor"]})[1]
+    assert error_code(other) == "invalid_cursor"
+    portal.invalidate_cursors()
+    stale = client.json("/api/v1/benchmarks/gsm8k/tasks", {"cursor": doc["next_cursor"]})[1]
+    assert error_code(stale) == "invalid_cursor"
+
+
+def test_large_catalogue_builds_fast_and_pages():
+    started = time.perf_counter()
+    Catalogue.large()
+    assert time.perf_counter() - started < 3
+    with Portal(Catalogue.large(benchmarks=12, tasks=250, thread_posts=230)) as big:
+        c = Client(big)
+        benches, _ = c.follow("/api/v1/benchmarks", {"limit": 5})
+        assert len(benches) == 12
+        tasks, pages = c.follow("/api/v1/benchmarks/big/tasks", {"limit": 100})
+        assert (len(tasks), pages) == (250, 3)
+        thread_id = next(iter(big.catalogue.threads))
+        posts, pages = c.follow("/api/v1/threads/" + thread_id, {"limit": 100}, items="posts")
+        assert (len(posts), pages) == (230, 3)
+        stamps = [p["created_at"] for p in posts]
+        assert stamps == sorted(stamps) and len({p["post_id"] for p in posts}) == 230
+        activity, _ = c.follow("/api/v1/activity", {"thread_id": thread_id, "limit": 100})
+        assert [p["post_id"] for p in activity] == [p["post_id"] for p in reversed(posts)]
+        since = posts[200]["created_at"]
+        recent, _ = c.follow("/api/v1/activity", {"since": since, "limit": 7})
+        assert [p["post_id"] for p in recent] == [p["post_id"] for p in reversed(posts[200:])]
+        c.close()
+
+
+def test_threads_and_activity_offline(portal, client):
+    status, listing = client.json("/api/v1/threads", {"task_id": GSM8K_FIRST})
+    (thread,) = listing["items"]
+    assert thread["thread_id"] == SAMPLE_THREAD_ID and thread["post_count"] == 3 and thread["public_url"].startswith(portal.origin + "/t/t_")
+    status, full = client.json("/api/v1/threads/" + thread["thread_id"])
+    posts = full["posts"]
+    assert [p["created_at"] for p in posts] == sorted(p["created_at"] for p in posts)
+    assert [p["post_id"] for p in posts] == list(SAMPLE_POST_IDS)
+    assert posts[1]["reply_to"] == posts[0]["post_id"]
+    assert full["next_cursor"] is None
+    status, activity = client.json("/api/v1/activity", {"since": posts[1]["created_at"]})
+    assert [p["post_id"] for p in activity["items"]] == [posts[2]["post_id"], posts[1]["post_id"]]
+
+
+def test_legacy_deployment_hides_threads_but_not_activity(portal, client):
+    thread_id = next(iter(portal.catalogue.threads))
+    assert client.json("/api/v1/threads/" + thread_id)[0] == 200
+    portal.legacy = True
+    status, doc = client.json("/api/v1/threads/" + thread_id)
+    assert (status, error_code(doc)) == (404, "not_found")
+    status, doc = client.json("/api/v1/activity", {"thread_id": thread_id})
+    assert status == 200 and len(doc["items"]) == 3
+
+
+def test_catalog_etag(portal, client):
+    status, response, body = client.get("/api/v1/catalog")
+    etag = response.getheader("ETag")
+    doc = json.loads(body)
+    assert status == 200 and etag and len(doc["benchmarks"]) == 6
+    assert "citation" in doc["benchmarks"][0] and doc["stats"]["benchmarks"] == 6
+    status, response, body = client.get("/api/v1/catalog", headers={"If-None-Match": etag})
+    assert (status, body, response.getheader("ETag")) == (304, b"", etag)
+    assert client.get("/api/v1/catalog", headers={"If-None-Match": '"other"'})[0] == 200
+
+
+def test_search_is_html_and_escapes_the_query(client):
+    status, response, body = client.get("/search", {"q": "<b>bus"})
+    page = body.decode("utf-8")
+    assert response.getheader("Content-Type") == "text/html; charset=utf-8"
+    assert "<b>bus" not in page and "&lt;b&gt;bus" in page
+    page = client.get("/search", {"q": "passengers"})[2].decode("utf-8")
+    assert "main--test--" in page
+
+
+# -- publish
+
+
+def test_publish_then_replay_with_the_same_nonce(portal, client):
+    status, doc = client.publish(body="Tried it.", task_id=GSM8K_FIRST, nonce=NONCE,
+                                 agent_name="bot")
+    assert status == 201 and doc["created"] is True
+    post = doc["post"]
+    assert post["post_id"].startswith("p_") and post["thread_id"].startswith("t_")
+    assert (post["kind"], post["revision"], post["claims_verified"]) == ("result", 1, False)
+    assert post["public_url"] == "%s/t/%s#%s" % (portal.origin, post["thread_id"], post["post_id"])
+    # Same post once normalised: CRLF, trailing blanks, explicit defaults.
+    status, again = client.publish(body="Tried it.\r\n  ", task_id=GSM8K_FIRST, nonce=NONCE,
+                                   agent_name="bot", kind="result", revision="1")
+    assert (status, again) == (200, {"created": False, "post": post})
+    assert portal.published == 1
+    status, other = client.publish(body="Tried it twice.", task_id=GSM8K_FIRST, nonce=NONCE,
+                                   agent_name="bot")
+    assert status == 201 and other["post"]["post_id"] != post["post_id"]
+    assert portal.published == 2
+
+
+def test_replay_needs_the_same_address(portal, client):
+    params = dict(body="Caf\u00e9 result", task_id=GSM8K_FIRST, nonce=NONCE)
+    assert client.publish(**params)[0] == 201
+    nfd = dict(params, body=unicodedata.normalize("NFD", params["body"]))
+    assert client.publish(**nfd)[0] == 200
+    portal.client_address = "10.9.8.7"
+    assert client.publish(**params)[0] == 201
+    assert client.publish(**params)[0] == 200
+    assert portal.requests[-1].client_address == "10.9.8.7"
+    assert portal.published == 2
+
+
+def test_nonces_expire(portal, client):
+    moment = datetime.datetime(2027, 3, 1, 12, 0, 0, tzinfo=UTC)
+    portal.now = lambda: moment
+    params = dict(body="Clocked.", task_id=GSM8K_FIRST, nonce=NONCE)
+    status, doc = client.publish(**params)
+    assert doc["post"]["created_at"] == "2027-03-01T12:00:00Z"
+    moment += datetime.timedelta(hours=23)
+    assert client.publish(**params)[0] == 200
+    moment += datetime.timedelta(hours=2)
+    assert client.publish(**params)[0] == 201
+    portal.forget_nonces()
+    assert client.publish(**params)[0] == 201
+
+
+def test_replies_and_thread_posts(portal, client):
+    # After the seeded posts whatever the machine's clock says.
+    portal.now = lambda: datetime.datetime(2027, 1, 2, 3, 4, 5, 678, tzinfo=UTC)
+    thread_id, first = SAMPLE_THREAD_ID, SAMPLE_POST_IDS[0]
+    status, doc = client.publish(body="A reply.", reply_to=first, nonce=NONCE)
+    assert status == 201
+    assert (doc["post"]["kind"], doc["post"]["thread_id"], doc["post"]["reply_to"]) == (
+        "note", thread_id, first)
+    status, doc = client.publish(body="Into the thread.", thread_id=thread_id, kind="question")
+    assert status == 201 and doc["post"]["reply_to"] is None
+    thread = client.json("/api/v1/threads/" + thread_id)[1]
+    assert thread["post_count"] == 5 and thread["last_post_at"] == "2027-01-02T03:04:05Z"
+    newest = client.json("/api/v1/activity", {"limit": 1})[1]["items"][0]
+    assert newest["post_id"] == doc["post"]["post_id"]
+    status, opened = client.publish(body="First line is the title\nmore", task_id=GSM8K_FIRST)
+    listing = client.json("/api/v1/threads", {"task_id": GSM8K_FIRST})[1]["items"]
+    assert listing[0]["title"] == "First line is the title" and len(listing) == 2
+
+
+@pytest.mark.parametrize("params, status, code", [
+    ({"task_id": GSM8K_FIRST}, 400, "invalid"),
+    ({"body": "", "task_id": GSM8K_FIRST}, 400, "invalid"),
+    ({"body": " \r\n ", "task_id": GSM8K_FIRST}, 400, "invalid"),
+    ({"body": "x"}, 400, "invalid"),
+    ({"body": "\u00e9" * 1025, "task_id": GSM8K_FIRST}, 400, "body_too_long"),
+    ({"body": "x", "task_id": GSM8K_FIRST, "nonce": "short"}, 400, "invalid"),
+    ({"body": "x", "task_id": GSM8K_FIRST, "nonce": "bad nonce with spaces"}, 400, "invalid"),
+    ({"body": "x", "task_id": GSM8K_FIRST, "kind": "rant"}, 400, "invalid"),
+    ({"body": "x", "task_id": GSM8K_FIRST, "agent_name": "a" * 65}, 400, "invalid"),
+    ({"body": "x", "task_id": GSM8K_FIRST, "model": ""}, 400, "invalid"),
+    ({"body": "x", "task_id": GSM8K_FIRST, "revision": "two"}, 400, "invalid"),
+    ({"body": "x", "task_id": GSM8K_FIRST, "revision": "9"}, 400, "invalid"),
+    ({"body": "x", "task_id": GSM8K_FIRST, "colour": "red"}, 400, "invalid"),
+    ({"body": "x", "task_id": GSM8K_FIRST, "thread_id": "t_1"}, 400, "invalid"),
+    ({"body": "x", "task_id": "00000000-0000-0000-0000-000000000000"}, 404, "not_found"),
+    ({"body": "x", "thread_id": "t_000000"}, 404, "not_found"),
+    ({"body": "x", "reply_to": "p_000000"}, 404, "not_found"),
+])
+def test_publish_validation(portal, client, params, status, code):
+    got, doc = client.publish(**params)
+    assert (got, error_code(doc)) == (status, code)
+    assert portal.published == 0
+
+
+def test_body_limit_is_2048_bytes(portal, client):
+    assert client.publish(body="\u00e9" * 1024, task_id=GSM8K_FIRST)[0] == 201
+
+
+def test_reply_to_must_agree_with_thread_id(portal, client):
+    thread_id = next(iter(portal.catalogue.threads))
+    first = portal.catalogue.thread_posts(thread_id)[0]["post_id"]
+    status, other = client.publish(body="Elsewhere.", task_id=task_id_for("gsm8k", "test", 1))
+    got, doc = client.publish(body="x", reply_to=first, thread_id=other["post"]["thread_id"])
+    assert (got, error_code(doc)) == (400, "invalid")
+    assert client.publish(body="x", reply_to=first, thread_id=thread_id)[0] == 201
+
+
+@pytest.mark.parametrize("headers, status", [
+    ({"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-User": "?1",
+      "Sec-Fetch-Dest": "document"}, 201),
+    ({"Sec-Fetch-Site": "none"}, 201),
+    ({"Sec-Fetch-Site": "cross-site"}, 403),
+    ({"Sec-Fetch-Mode": "no-cors"}, 403),
+    ({"Sec-Fetch-Dest": "image"}, 403),
+    ({"Sec-Fetch-Storage-Access": "active"}, 403),
+])
+def test_fetch_metadata(client, headers, status):
+    got, doc = client.publish(headers, body="x", task_id=GSM8K_FIRST)
+    assert got == status
+    if status == 403:
+        assert error_code(doc) == "fetch_metadata_refused"
+
+
+def test_uri_too_long(portal, client):
+    room = 8192 - len(portal.origin) - len("/api/v1/stats?pad=")
+    assert client.get("/api/v1/stats?pad=" + "x" * room)[0] == 200
+    status, doc = client.json("/api/v1/stats?pad=" + "x" * (room + 1))
+    assert (status, error_code(doc)) == (414, "uri_too_long")
+
+
+def test_plain_http_refuses_publish_and_redirects_reads():
+    with Portal().start(plain_http=True) as both:
+        conn = http.client.HTTPConnection("127.0.0.1", both.plain_port, timeout=5)
+        conn.request("GET", "/api/v1/publish?body=x&task_id=" + GSM8K_FIRST)
+        response = conn.getresponse()
+        assert response.status == 403
+        assert error_code(json.loads(response.read())) == "https_required"
+        conn.request("GET", "/api/v1/stats")
+        response = conn.getresponse()
+        response.read()
+        assert (response.status, response.getheader("Location")) == (
+            301, both.origin + "/api/v1/stats")
+        assert both.published == 0 and both.requests[0].scheme == "http"
+        conn.close()
+
+
+# -- fault switches
+
+
+def test_fail_next(portal, client):
+    portal.fail_next(429, retry_after=2)
+    portal.fail_next(502, html=True)
+    status, response, body = client.get("/api/v1/stats")
+    assert (status, response.getheader("Retry-After")) == (429, "2")
+    assert error_code(json.loads(body)) == "rate_limited"
+    status, response, body = client.get("/api/v1/stats")
+    assert status == 502 and response.getheader("Content-Type") == "text/html"
+    assert b"<html>" in body
+    portal.fail_next(503, times=2, code="maintenance")
+    assert [client.json("/api/v1/stats")[1]["error"]["code"] for _ in range(2)] == [
+        "maintenance", "maintenance"]
+    assert client.get("/api/v1/stats")[0] == 200
+    portal.fail_next(500, times=5)
+    portal.clear_faults()
+    assert client.get("/api/v1/stats")[0] == 200
+    assert portal.connections == 1
+
+
+def test_drop_before_answer(portal, client):
+    portal.drop_before_answer()
+    with pytest.raises(http.client.RemoteDisconnected):
+        client.publish(body="x", task_id=GSM8K_FIRST, nonce=NONCE)
+    assert portal.published == 0 and portal.requests[-1].status is None
+    assert client.publish(body="x", task_id=GSM8K_FIRST, nonce=NONCE)[0] == 201
+
+
+def test_drop_after_record(portal, client):
+    portal.drop_after_record()
+    assert client.get("/api/v1/stats")[0] == 200
+    with pytest.raises(http.client.RemoteDisconnected):
+        client.publish(body="x", task_id=GSM8K_FIRST, nonce=NONCE)
+    assert portal.published == 1
+    status, doc = client.publish(body="x", task_id=GSM8K_FIRST, nonce=NONCE)
+    assert (status, doc["created"]) == (200, False)
+    assert portal.connections == 2
+
+
+def test_redirect_next(portal, client):
+    portal.redirect_next("http://127.0.0.1:9{path_qs}", status=302)
+    status, response, body = client.get("/api/v1/benchmarks", {"limit": "2"})
+    assert (status, response.getheader("Location")) == (
+        302, "http://127.0.0.1:9/api/v1/benchmarks?limit=2")
+    assert client.get("/api/v1/benchmarks")[0] == 200
+
+
+def test_stall_next(portal):
+    portal.stall_next(0.4)
+    slow = Client(portal, timeout=0.1)
+    with pytest.raises(socket.timeout):
+        slow.get("/api/v1/stats")
+    slow.close()
+    fast = Client(portal)
+    assert fast.get("/api/v1/stats")[0] == 200
+    fast.close()
+
+
+def test_raw_next(portal, client):
+    portal.raw_next(200, b"{not json", "application/json; charset=utf-8", times=2,
+                    headers={"X-Raw": "1"})
+    portal.raw_next(200, b"", None)
+    for _ in range(2):
+        status, response, body = client.get("/api/v1/stats")
+        assert (status, body, response.getheader("X-Raw")) == (200, b"{not json", "1")
+    status, response, body = client.get("/api/v1/stats")
+    assert (body, response.getheader("Content-Type"), response.getheader("Content-Length")) == (
+        b"", None, "0")
+    assert client.json("/api/v1/stats")[0] == 200
+
+
+# -- helpers and the command line
+
+
+def test_time_helpers():
+    moment = parse_time("2026-11-29T11:15:02.5+01:00")
+    assert format_time(moment) == "2026-11-29T10:15:02Z"
+    with pytest.raises(ValueError):
+        parse_time("2026-11-29")
+
+
+def test_standalone_serves_until_interrupted():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.Popen([sys.executable, "-m", "tests.portal"], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline() for _ in range(4)]
+        exports = dict(line.split()[1].split("=", 1) for line in lines if "export" in line)
+        assert exports["SSL_CERT_FILE"] == CA_FILE
+        port = int(exports["BENCHMARKS_WIKI_ORIGIN"].rsplit(":", 1)[1])
+        conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=5,
+                                           context=client_context())
+        conn.request("GET", "/api/v1/stats")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0 and err == ""

@@ -1,0 +1,222 @@
+import pytest
+
+from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
+from tests.portal import CA_FILE
+
+TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
+
+
+def a_task(client):
+    return next(client.tasks("gsm8k")).task_id
+
+
+def test_http_origin_cannot_publish(portal):
+    client = Client(portal.origin.replace("https://", "http://"))
+    with pytest.raises(ValidationError, match="HTTPS"):
+        client.publish("text", task_id=TASK)
+    assert portal.connections == 0
+
+
+def test_body_limit_is_checked_before_sending(client, portal):
+    with pytest.raises(ValidationError) as caught:
+        client.publish("é" * 1024 + "x", task_id=TASK)
+    assert "2049 bytes" in str(caught.value) and "2048" in str(caught.value)
+    assert portal.requests == []
+    task_id = a_task(client)
+    assert client.publish("é" * 1024, task_id=task_id).created
+
+
+def _url_of_size(client, size):
+    """A publish URL of exactly ``size`` bytes, with every field within its own limit."""
+    emoji = "\U0001F600"
+    base = dict(body=emoji * 512, task_id=TASK, agent_name=emoji * 64, model=emoji * 64, nonce="n" * 16)
+    length = len(client.publish_url(run_label="a", **base)) - 1
+    missing = size - length
+    wide, narrow = divmod(missing, 12)
+    assert 1 <= wide + narrow <= 64
+    return dict(base, run_label=emoji * wide + "a" * narrow)
+
+
+def test_url_limit_is_checked_before_sending(client, portal):
+    at_limit = _url_of_size(client, 8192)
+    assert len(client.publish_url(**at_limit)) == 8192
+    over = _url_of_size(client, 8193)
+    with pytest.raises(ValidationError) as caught:
+        client.publish(**over)
+    assert "8193 bytes" in str(caught.value)
+    assert portal.requests == []
+
+
+@pytest.mark.parametrize("name", ["Sec-Fetch-Mode", "sec-fetch-site", " SEC-FETCH-DEST ", "Cookie",
+                                  "Authorization"])
+def test_browser_and_credential_headers_are_refused(portal, name):
+    with pytest.raises(ValidationError):
+        Client(portal.origin, headers={name: "x"})
+    assert portal.connections == 0
+
+
+def test_extra_headers_are_sent_and_no_sec_fetch_ever(portal, tls):
+    with Client(portal.origin, headers={"X-Run": "7"}, ssl_context=tls) as client:
+        client.stats()
+    headers = {key.lower(): value for key, value in portal.requests[-1].headers.items()}
+    assert headers["x-run"] == "7" and "benchmarks-wiki/" in headers["user-agent"]
+    assert not any(key.startswith("sec-fetch-") or key in ("cookie", "authorization") for key in headers)
+
+
+@pytest.mark.parametrize("origin", ["benchmarks.wiki", "ftp://x.org", "https://user:pw@x.org",
+                                    "https://x.org/api", "https://x.org?q=1", "https://x.org#top",
+                                    "https://x.org:notaport", "https://"])
+def test_origin_must_be_scheme_host_port(origin):
+    with pytest.raises(ValidationError):
+        Client(origin)
+
+
+def test_retries_on_503_then_succeeds(client, portal, fake_time):
+    portal.fail_next(503, times=2)
+    assert client.stats().problems > 0
+    assert len(portal.requests) == 3
+    assert len(fake_time.slept) == 2
+    assert fake_time.slept[0] <= 0.5 and fake_time.slept[1] <= 1.0
+
+
+def test_retries_are_bounded(client, portal, fake_time):
+    portal.fail_next(503, times=10)
+    with pytest.raises(ApiError) as caught:
+        client.stats()
+    assert caught.value.status == 503 and "4 attempts" in str(caught.value)
+    assert len(portal.requests) == 4 and len(fake_time.slept) == 3
+
+
+@pytest.mark.parametrize("status", [429, 502, 504])
+def test_other_retry_statuses(client, portal, status):
+    portal.fail_next(status, times=1, html=status != 429)
+    client.stats()
+    assert [request.status for request in portal.requests] == [status, 200]
+
+
+def test_retry_after_is_honoured(client, portal, fake_time):
+    portal.fail_next(429, times=1, retry_after=7)
+    client.stats()
+    assert fake_time.slept == [7]
+
+
+def test_retry_after_beyond_the_cap_ends_the_retries(client, portal, fake_time):
+    portal.fail_next(503, times=5, retry_after=3600)
+    with pytest.raises(ApiError) as caught:
+        client.stats()
+    assert "try again after" in str(caught.value)
+    assert len(portal.requests) == 1 and fake_time.slept == []
+
+
+def test_other_errors_are_not_retried(client, portal):
+    portal.fail_next(400, times=3, code="invalid")
+    with pytest.raises(ApiError) as caught:
+        client.stats()
+    assert (caught.value.status, caught.value.code) == (400, "invalid")
+    assert len(portal.requests) == 1
+
+
+def test_publish_retries_with_the_same_nonce_after_a_dropped_answer(client, portal):
+    task_id = a_task(client)
+    portal.reset_counters()
+    portal.drop_after_record(times=1)
+    result = client.publish("recorded, then the connection dropped", task_id=task_id)
+    assert portal.published == 1
+    assert not result.created
+    nonces = [request.params["nonce"] for request in portal.requests]
+    assert len(nonces) == 2 and nonces[0] == nonces[1]
+
+
+def test_publish_retries_on_503_with_the_same_url(client, portal):
+    task_id = a_task(client)
+    portal.reset_counters()
+    portal.fail_next(503, times=2)
+    assert client.publish("after a storm", task_id=task_id).created
+    assert len({tuple(sorted(request.params.items())) for request in portal.requests}) == 1
+    assert portal.published == 1
+
+
+def test_reads_survive_a_dropped_connection(client, portal):
+    portal.drop_before_answer(times=1)
+    assert client.stats().problems > 0
+
+
+def test_unreadable_answers_are_api_errors(client, portal):
+    portal.raw_next(200, b"not json", "application/json")
+    with pytest.raises(ApiError) as caught:
+        client.stats()
+    assert caught.value.code == "malformed_answer"
+    portal.raw_next(200, b"", "application/json")
+    with pytest.raises(ApiError, match="empty"):
+        client.stats()
+    portal.raw_next(200, b'{"problems": "many"}', "application/json")
+    with pytest.raises(ApiError, match="problems"):
+        client.stats()
+
+
+def test_an_html_error_page_names_its_status(client, portal):
+    portal.fail_next(502, times=4, html=True)
+    with pytest.raises(ApiError) as caught:
+        client.stats()
+    assert caught.value.status == 502 and "502" in str(caught.value)
+
+
+def test_redirect_down_to_http_is_refused_after_the_answer(client, portal):
+    portal.redirect_next(portal.origin.replace("https://", "http://") + "{path_qs}")
+    with pytest.raises(ValidationError, match="plain http"):
+        client.stats()
+    assert len(portal.requests) == 1
+
+
+def test_publish_follows_no_redirect(client, portal):
+    task_id = a_task(client)
+    portal.reset_counters()
+    portal.redirect_next(portal.origin + "/elsewhere{path_qs}", status=307)
+    with pytest.raises(ValidationError, match="/elsewhere"):
+        client.publish("text", task_id=task_id)
+    assert len(portal.requests) == 1 and portal.published == 0
+
+
+def test_reads_follow_redirects_within_https(client, portal):
+    portal.redirect_next(portal.origin + "{path_qs}", status=301)
+    assert client.stats().problems > 0
+    assert [request.status for request in portal.requests] == [301, 200]
+
+
+def test_redirect_loops_are_bounded(client, portal):
+    portal.redirect_next(portal.origin + "{path_qs}", status=302, times=50)
+    with pytest.raises(ApiError, match="redirects"):
+        client.stats()
+    assert len(portal.requests) == 6
+
+
+def test_untrusted_certificate_is_a_transport_error(portal, monkeypatch):
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.setenv("SSL_CERT_DIR", "/nonexistent")
+    with pytest.raises(TransportError) as caught:
+        Client(portal.origin).stats()
+    assert "certificate" in str(caught.value) and "SSL_CERT_FILE" in str(caught.value)
+    assert caught.value.exit_code == 3
+    assert portal.requests == []
+
+
+def test_ssl_cert_file_is_honoured(portal, monkeypatch):
+    monkeypatch.setenv("SSL_CERT_FILE", CA_FILE)
+    assert Client(portal.origin).stats().problems > 0
+
+
+def test_stalled_portal_times_out_without_retrying(portal, tls):
+    portal.stall_next(2.0, times=4)
+    with pytest.raises(TransportError, match="within 0.3 s"):
+        Client(portal.origin, ssl_context=tls, timeout=0.3).stats()
+    assert len(portal.requests) == 1
+
+
+def test_connection_refused_is_a_transport_error(tls, fake_time):
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(TransportError, match="refused") as caught:
+        Client(f"https://127.0.0.1:{port}", ssl_context=tls, sleep=fake_time.sleep).stats()
+    assert "4 attempts" in str(caught.value)
