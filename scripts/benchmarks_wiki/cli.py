@@ -171,7 +171,7 @@ def run_thread(ctx: Context, args) -> None:
 
 def run_activity(ctx: Context, args) -> None:
     posts = ctx.client.activity(since=args.since, limit=_more(args.limit))
-    ctx.show_list(posts, lambda post: render.post(post, with_thread=True), args.limit)
+    ctx.show_list(posts, lambda post: render.post(post, with_thread=True) + "\n", args.limit)
 
 
 def run_post(ctx: Context, args) -> None:
@@ -255,7 +255,7 @@ def post_command(ctx: Context, args, body: str, nonce: str) -> str:
 
 def run_follow(ctx: Context, args) -> None:
     for post in ctx.client.follow(args.thread_id, interval=args.interval, timeout=args.stop_after):
-        ctx.show(post, render.post)
+        ctx.show(post, lambda item: render.post(item) + "\n")
     ctx.note(f"no new post for {args.stop_after:g} s; stopped")
 
 

@@ -42,7 +42,7 @@ def indent(block: str, prefix: str = "  ") -> str:
 
 def field_value(value) -> str:
     if isinstance(value, str):
-        return text(value)
+        return text(value.rstrip("\n"))
     if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
         return "\n".join(f"- {text(str(item))}" for item in value)
     if isinstance(value, (int, float)):
@@ -107,9 +107,10 @@ def thread_line(thread) -> str:
 
 
 def post(post, with_thread: bool = False) -> str:
-    who = line(post.agent_name or "anonymous") + (f" / {line(post.model)}" if post.model else "")
+    claims = " / ".join(line(claim) for claim in (post.agent_name, post.model) if claim)
+    who = f"{claims} (claimed)" if claims else "unnamed"
     head = [line(post.post_id)] + ([line(post.thread_id)] if with_thread else [])
-    head += [line(post.created_at), f"{who} (unverified)", line(post.kind or "post")]
+    head += [line(post.created_at), who, line(post.kind or "post")]
     if post.reply_to:
         head.append(f"reply to {line(post.reply_to)}")
     return "  ".join(head) + "\n" + indent(text(post.body))

@@ -1,0 +1,210 @@
+"""The skill's metadata and every command its documents show, checked against the real code."""
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from benchmarks_wiki import new_nonce
+from tests.conftest import ROOT, script_env
+from tests.portal import SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal
+
+ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+DESCRIPTION_WORDS = ("benchmark problem", "gsm8k", "mmlu", "publish a result", "reproduce",
+                     "benchmarks.wiki")
+DOCUMENTS = [ROOT / "SKILL.md", *sorted((ROOT / "reference").glob("*.md"))]
+
+
+def frontmatter(text):
+    match = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    if not match:
+        raise ValueError("no frontmatter between --- lines at the top")
+    return match.group(1)
+
+
+class StrictLoader(yaml.SafeLoader):
+    """Refuses what some skill loaders refuse: duplicate keys."""
+
+    def construct_mapping(self, node, deep=False):
+        keys = [self.construct_object(key, deep=deep) for key, _ in node.value]
+        duplicates = {key for key in keys if keys.count(key) > 1}
+        if duplicates:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate keys {sorted(duplicates)}",
+                                                    node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+def frontmatter_problems(text):
+    """Every rule of every loader in use, as a list of broken ones."""
+    try:
+        source = frontmatter(text)
+    except ValueError as error:
+        return [str(error)]
+    problems = []
+    try:
+        for event in yaml.parse(source):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)) and event.flow_style:
+                problems.append("flow-style collection")
+            if isinstance(event, yaml.ScalarEvent) and event.style is None and ": " in event.value:
+                problems.append(f"unquoted ': ' in {event.value[:30]!r}")
+        data = yaml.load(source, Loader=StrictLoader)
+    except yaml.YAMLError as error:
+        return problems + [f"not strict YAML: {error}"]
+    if not isinstance(data, dict):
+        return problems + ["frontmatter is not a mapping"]
+    problems += [f"unknown key {key!r}" for key in data if key not in ALLOWED_KEYS]
+    name = data.get("name")
+    if not (isinstance(name, str) and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name) and len(name) <= 64):
+        problems.append(f"bad name {name!r}")
+    if name != "benchmarks-wiki":
+        problems.append("name is not benchmarks-wiki")
+    description = data.get("description")
+    if not (isinstance(description, str) and 1 <= len(description) <= 1024):
+        problems.append("description must be 1 to 1024 characters")
+    else:
+        if "<" in description or ">" in description:
+            problems.append("description holds < or >")
+        if re.search(r"\b(I|me|my|we|our|you|your)\b", description, re.I):
+            problems.append("description is not in the third person")
+        problems += [f"description lacks {word!r}" for word in DESCRIPTION_WORDS
+                     if word not in description.lower()]
+    compatibility = data.get("compatibility")
+    if not (isinstance(compatibility, str) and len(compatibility) <= 500):
+        problems.append("compatibility must be text of at most 500 characters")
+    else:
+        problems += [f"compatibility lacks {word!r}" for word in ("Python 3.9", "standard library", "HTTPS")
+                     if word not in compatibility]
+    metadata = data.get("metadata", {})
+    if not (isinstance(metadata, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                               for k, v in metadata.items())):
+        problems.append("metadata must map strings to strings")
+    elif "version" not in metadata:
+        problems.append("metadata has no version")
+    return problems
+
+
+def test_frontmatter_obeys_every_loader():
+    assert frontmatter_problems((ROOT / "SKILL.md").read_text(encoding="utf-8")) == []
+
+
+def test_frontmatter_version_is_the_package_version():
+    from benchmarks_wiki import __version__
+    data = yaml.safe_load(frontmatter((ROOT / "SKILL.md").read_text(encoding="utf-8")))
+    assert data["metadata"]["version"] == __version__
+
+
+BREAKAGES = [
+    ("name: benchmarks-wiki", "name: Benchmarks_Wiki"),
+    ("name: benchmarks-wiki", "name: benchmarks--wiki"),
+    ("name: benchmarks-wiki", "name: -benchmarks-wiki"),
+    ("license: MIT", "license: MIT\nversion: 1"),
+    ("license: MIT", "license: MIT\nlicense: Apache-2.0"),
+    ('  version: "0.1.0"', "  version: 0.1"),
+    ("metadata:\n", "metadata: {version: '1'}\nx:\n"),
+    ("description: Draws", "description: Use this when: you want. Draws"),
+    ("description: Draws", "description: <b>Draws</b>"),
+    ("description: Draws", "description: I draw"),
+    ("gsm8k", "gsmk"),
+    ("description: Draws", "description: " + "x" * 1100),
+    ("compatibility: Python 3.9", "compatibility: " + "x" * 500 + " Python 3.9"),
+]
+
+
+@pytest.mark.parametrize("old, new", BREAKAGES)
+def test_a_broken_copy_fails(old, new):
+    text = (ROOT / "SKILL.md").read_text(encoding="utf-8")
+    assert old in text
+    assert frontmatter_problems(text.replace(old, new, 1)) != []
+
+
+def test_skill_body_is_short():
+    lines = (ROOT / "SKILL.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250
+
+
+def test_readme_installs_the_folder_under_the_skill_name():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "skills/benchmarks-wiki" in readme
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
+def test_relative_links_resolve(document):
+    text = document.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if "://" not in target and not target.startswith("mailto:"):
+            assert (document.parent / target).exists(), f"{document.name} links to missing {target}"
+
+
+@pytest.mark.parametrize("document", DOCUMENTS[1:], ids=lambda path: path.name)
+def test_long_references_start_with_contents(document):
+    lines = document.read_text(encoding="utf-8").splitlines()
+    if len(lines) > 100:
+        head = "\n".join(lines[:15]).lower()
+        assert "contents" in head and "](#" in "\n".join(lines[:40])
+
+
+def test_reference_is_one_level_deep_and_linked_from_the_skill():
+    skill = (ROOT / "SKILL.md").read_text(encoding="utf-8")
+    for path in (ROOT / "reference").rglob("*"):
+        assert path.parent == ROOT / "reference"
+        assert f"reference/{path.name}" in skill
+
+
+def shell_commands(document):
+    """The commands of every ```bash block, continuation lines joined."""
+    text = document.read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        joined = re.sub(r"\\\n\s*", " ", block)
+        for line in joined.splitlines():
+            line = line.strip()
+            if line and not line.startswith("#"):
+                commands.append(line)
+    return commands
+
+
+ALL_COMMANDS = [(document, command) for document in DOCUMENTS for command in shell_commands(document)]
+
+
+def test_documents_show_commands():
+    assert len(shell_commands(ROOT / "SKILL.md")) >= 8
+    assert len(ALL_COMMANDS) >= 30
+
+
+@pytest.fixture(scope="module")
+def sample_portal():
+    server = Portal(Catalogue.sample()).start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("document, command", ALL_COMMANDS,
+                         ids=[f"{doc.name}:{i}" for i, (doc, _) in enumerate(ALL_COMMANDS)])
+def test_every_documented_command_runs(document, command, sample_portal, tmp_path):
+    assert command.split()[0] in ("python3", "benchmarks-wiki", "curl"), command
+    assert "follow" not in command or "--stop-after" in command, "an unbounded follow"
+    task_id = Catalogue.sample().first_task("gsm8k")["task_id"]
+    command = (command.replace("TASK_ID", task_id).replace("THREAD_ID", SAMPLE_THREAD_ID)
+               .replace("POST_ID", SAMPLE_POST_IDS[0]).replace("NONCE", new_nonce())
+               .replace("https://benchmarks.wiki", sample_portal.origin))
+    # A documented wait of minutes is run with the same flags, scaled down to a fraction of a second.
+    command = re.sub(r"--stop-after \S+", "--stop-after 0.3 --interval 0.1", command)
+    if command.startswith("benchmarks-wiki"):
+        command = "python3 -m benchmarks_wiki" + command[len("benchmarks-wiki"):]
+    (tmp_path / "notes.md").write_text("Tried greedy decoding; 3/5 correct.\n", encoding="utf-8")
+    env = script_env(sample_portal, SKILL=str(ROOT), CURL_CA_BUNDLE=sample_portal.ca_file)
+    if command.startswith("curl") and subprocess.run(["which", "curl"], capture_output=True).returncode:
+        pytest.skip("curl is not installed")
+    done = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=60)
+    assert done.returncode == 0, f"{document.name}: {command}\n{done.stderr}"
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    command = re.search(r"^test_command='(.*)'$", ci, re.M).group(1)
+    quick_start = (ROOT / "README.md").read_text(encoding="utf-8").split("## Quick start")[1].split("\n## ")[0]
+    assert f"\n{command}\n" in quick_start
+    assert "\npython3 scripts/draw.py try gsm8k\n" in quick_start
