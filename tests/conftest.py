@@ -30,10 +30,12 @@ class FakeTime:
 
 
 @pytest.fixture(autouse=True)
-def clean_environment(monkeypatch):
+def clean_environment(monkeypatch, tmp_path):
+    """No test sees the caller's settings, proxies or journal, nor writes outside tmp_path."""
     for name in list(os.environ):
         if name.startswith("BENCHMARKS_WIKI_") or name.lower().endswith("_proxy"):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 @pytest.fixture

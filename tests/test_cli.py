@@ -131,16 +131,17 @@ def test_draw_never_writes(run, portal):
     assert done.returncode == 2 and portal.requests == []
 
 
-def test_post_dry_run_prints_the_exact_url_and_sends_nothing(run, portal, task_id):
+@pytest.mark.parametrize("journal", [[], ["--no-journal"]])
+def test_post_dry_run_prints_the_exact_url_and_sends_nothing(run, portal, task_id, journal):
     portal.reset_counters()
-    done = run("post.py", "--task", task_id, "--body", "What I tried.", "--name", "bot", "--dry-run")
+    done = run("post.py", "--task", task_id, "--body", "What I tried.", "--name", "bot", "--dry-run", *journal)
     assert done.returncode == 0 and portal.requests == []
     url = done.stdout.strip()
     assert url.startswith(portal.origin + "/api/v1/publish?") and "\n" not in url
     assert "nothing sent" in one_line(done.stderr)
     # the command it suggests publishes exactly that URL
-    command = done.stderr.split("to publish exactly this URL: ")[1].strip()
-    assert "--nonce " in command
+    command = done.stderr.split("to publish exactly this: ")[1].strip()
+    assert ("--nonce " in command) == bool(journal) and ("--draft " in command) != bool(journal)
     published = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=ROOT,
                                env=script_env(portal))
     assert published.returncode == 0, published.stderr

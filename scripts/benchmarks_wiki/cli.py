@@ -12,6 +12,7 @@ import os
 import shlex
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Optional
 
 from . import __version__, render
@@ -57,6 +58,7 @@ class Context:
         self.view = view
         self.json = args.json
         self._client = None
+        self._journal = False
 
     @property
     def client(self):
@@ -67,6 +69,21 @@ class Context:
                                   getattr(self.args, "model", None), retries=self.args.retries,
                                   timeout=self.args.timeout, sleep=self._sleep)
         return self._client
+
+    @property
+    def journal(self):
+        """The journal, or None when it is turned off or cannot be written (said once)."""
+        if self._journal is False:
+            from .journal import Journal, default_folder
+
+            self._journal = None
+            if not self.args.no_journal:
+                folder = Path(self.args.journal).expanduser() if self.args.journal else default_folder()
+                try:
+                    self._journal = Journal.open(folder)
+                except OSError as error:
+                    self.note(f"journal off: cannot write {folder} ({error.strerror or error})")
+        return self._journal
 
     def _sleep(self, seconds: float) -> None:
         import time
@@ -116,7 +133,12 @@ def run_try(ctx: Context, args) -> None:
         import random
 
         rng = random.Random(args.seed)
-    task = ctx.client.sample(args.benchmark, pool=args.pool, rng=rng)
+    show_drawn(ctx, ctx.client.sample(args.benchmark, pool=args.pool, rng=rng))
+
+
+def show_drawn(ctx: Context, task) -> None:
+    if ctx.journal:
+        ctx.journal.record_draw(task)
     ctx.show(task, lambda item: render.task(item, ctx.command("post")))
 
 
@@ -141,7 +163,7 @@ def run_task(ctx: Context, args) -> None:
     if args.markdown:
         ctx.out(render.text(ctx.client.markdown(args.task_id)))
         return
-    ctx.show(ctx.client.task(args.task_id), lambda item: render.task(item, ctx.command("post")))
+    show_drawn(ctx, ctx.client.task(args.task_id))
 
 
 def run_catalog(ctx: Context, args) -> None:
@@ -175,30 +197,70 @@ def run_activity(ctx: Context, args) -> None:
 
 
 def run_post(ctx: Context, args) -> None:
-    from .client import new_nonce
+    if args.draft:
+        publish_draft(ctx, Path(args.draft), args.resend)
+        return
+    from .client import new_nonce, normalise_body
 
-    body = read_body(args)
+    body = normalise_body(read_body(args))
     nonce = args.nonce or new_nonce()
-    url = ctx.client.publish_url(body, task_id=args.task, thread_id=args.thread,
-                                 reply_to=args.reply_to, run_label=args.run_label,
-                                 kind=args.kind, nonce=nonce)
-    again = post_command(ctx, args, body, nonce)
+    journal = ctx.journal
+    revision = args.revision
+    if revision is None and journal and args.task:
+        revision = journal.drawn_revision(args.task)
+    post = {"task_id": args.task, "thread_id": args.thread, "reply_to": args.reply_to,
+            "revision": revision, "run_label": args.run_label, "kind": args.kind}
+    url = ctx.client.publish_url(body, nonce=nonce, **post)
+    if journal:
+        post.update(body=body, agent_name=ctx.client.agent_name, model=ctx.client.model)
+        draft = journal.write_draft(ctx.client.origin, url, nonce, post)
+        again = f"{ctx.command('post')} --draft {shlex.quote(str(draft))}"
+    else:
+        again = post_command(ctx, args, body, nonce)
     if args.dry_run:
         ctx.out(url)
         claimed = ctx.client.agent_name or "no agent name"
-        ctx.note(f"nothing sent. Publishing is public at once, as {claimed}; "
-                 f"to publish exactly this URL: {again}")
-        return
+        ctx.note(f"nothing sent. It is public at once when published, as {claimed}; "
+                 f"to publish exactly this: {again}")
+    elif journal:
+        publish_draft(ctx, draft, resend=False)
+    else:
+        ctx.show(send(ctx.client, url, again), lambda item: render.published(item, ctx.command("follow")))
+
+
+def publish_draft(ctx: Context, path: Path, resend: bool) -> None:
+    """Send a draft exactly as written, once: a draft with a receipt is not sent again."""
+    from .journal import load_draft, locked, read_receipt, write_receipt
+
+    draft = load_draft(path)
+    if ctx.args.origin and ctx.args.origin.rstrip("/") != draft["origin"]:
+        raise ValidationError(f"the draft is for {draft['origin']}, not {ctx.args.origin}")
+    ctx.args.origin = draft["origin"]
+    again = f"{ctx.command('post')} --draft {shlex.quote(str(path))}"
+    with locked(path):
+        receipt = None if resend else read_receipt(path)
+        if receipt is None:
+            result = send(ctx.client, draft["url"], again)
+            write_receipt(path, result)
+            ctx.show(result, lambda item: render.published(item, ctx.command("follow")))
+            return
+    if ctx.json:
+        ctx.out(render.as_json(receipt))
+    else:
+        ctx.out(render.receipt(receipt, path, ctx.command("follow")))
+
+
+def send(client, url: str, again: str):
+    """Publish ``url``; where the outcome is unknown, the error says how to retry safely."""
     try:
-        result = ctx.client.send_publish(url)
+        return client.send_publish(url)
     except ApiError as error:
-        if error.status in (429,) or error.status >= 500 or error.code == "malformed_answer":
+        if error.status == 429 or error.status >= 500 or error.code == "malformed_answer":
             _may_be_posted(error, again)
         raise
     except BenchmarksWikiError as error:
         _may_be_posted(error, again)
         raise
-    ctx.show(result, lambda item: render.published(item, ctx.command("follow")))
 
 
 def _may_be_posted(error: BenchmarksWikiError, again: str) -> None:
@@ -254,9 +316,28 @@ def post_command(ctx: Context, args, body: str, nonce: str) -> str:
 
 
 def run_follow(ctx: Context, args) -> None:
-    for post in ctx.client.follow(args.thread_id, interval=args.interval, timeout=args.stop_after):
+    journal = ctx.journal
+    mark = journal.follow_mark(args.thread_id) if journal and args.resume else None
+    if args.resume and mark is None:
+        ctx.note(f"no record of following {args.thread_id}; starting from its newest post")
+    since, seen = mark or (None, ())
+    following = ctx.client.follow(args.thread_id, interval=args.interval, timeout=args.stop_after,
+                                  since=since, seen=seen).start()
+    if journal:
+        journal.save_follow_mark(args.thread_id, following.mark)
+    for post in following:
         ctx.show(post, lambda item: render.post(item) + "\n")
+        if journal:
+            journal.save_follow_mark(args.thread_id, following.mark)
     ctx.note(f"no new post for {args.stop_after:g} s; stopped")
+
+
+def run_journal(ctx: Context, args) -> None:
+    journal = ctx.journal
+    if journal is None:
+        raise ValidationError("the journal is off", hint="drop --no-journal, or give --journal DIR")
+    for entry in journal.entries():
+        ctx.out(render.as_json(entry) if ctx.json else render.journal_entry(entry))
 
 
 _LIMIT = arg("--limit", type=_number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N",
@@ -299,16 +380,25 @@ COMMANDS = (
              arg("--model", metavar="MODEL", help="model to claim (unverified)"),
              arg("--run-label", metavar="LABEL"),
              arg("--kind", choices=("result", "note", "question")),
+             arg("--revision", type=_number(int, 1, 10**9), metavar="N",
+                 help="the problem revision the post refers to (default: as drawn, else current)"),
              arg("--nonce", metavar="NONCE", help="reuse a nonce to retry a post safely"),
-             arg("--dry-run", action="store_true", help="print the exact URL, send nothing")),
+             arg("--dry-run", action="store_true",
+                 help="print the exact URL and write a draft; send nothing"),
+             arg("--draft", metavar="PATH", help="publish this draft exactly, once"),
+             arg("--resend", action="store_true",
+                 help="with --draft: send it again (same nonce) even though it has a receipt")),
             when_missing=("threads",)),
     Command("follow", WAIT, "print new posts in a thread as they arrive", run_follow,
             (arg("thread_id", metavar="THREAD_ID"),
              arg("--stop-after", type=_number(float, 0.1, 7 * 86400), metavar="S",
                  help="stop after S seconds with no new post (default: never)"),
              arg("--interval", type=_number(float, 0.1, 3600), default=20.0, metavar="S",
-                 help="seconds between polls (default 20)")),
+                 help="seconds between polls (default 20)"),
+             arg("--resume", action="store_true",
+                 help="continue after the last post an earlier follow printed")),
             when_missing=("threads",)),
+    Command("journal", READ, "this machine's draws, drafts waiting and published posts", run_journal),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 
@@ -331,6 +421,11 @@ def _common_options() -> argparse.ArgumentParser:
                         help="resend up to N times on 429/502/503/504 or a network failure (default 3)")
     common.add_argument("--timeout", type=_number(float, 0.1, 600), metavar="S", default=argparse.SUPPRESS,
                         help="seconds to wait for the network (default 30)")
+    common.add_argument("--journal", metavar="DIR", default=argparse.SUPPRESS,
+                        help="keep draws, drafts and receipts in DIR (default $BENCHMARKS_WIKI_JOURNAL "
+                             "or ~/.local/state/benchmarks-wiki)")
+    common.add_argument("--no-journal", action="store_true", default=argparse.SUPPRESS,
+                        help="keep no journal")
     return common
 
 
@@ -378,6 +473,18 @@ def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
 
 
 def _check_post(parser: argparse.ArgumentParser, args) -> None:
+    if args.draft is not None:
+        others = [flag for flag, value in (
+            ("--task", args.task), ("--thread", args.thread), ("--reply-to", args.reply_to),
+            ("--body", args.body), ("--body-file", args.body_file), ("--name", args.name),
+            ("--model", args.model), ("--run-label", args.run_label), ("--kind", args.kind),
+            ("--revision", args.revision), ("--nonce", args.nonce), ("--dry-run", args.dry_run or None))
+            if value is not None]
+        if others:
+            parser.error(f"--draft holds the whole post; drop {' '.join(others)}")
+        return
+    if args.resend:
+        parser.error("--resend goes with --draft")
     if (args.body is None) == (args.body_file is None):
         parser.error("give exactly one of --body and --body-file")
     if args.task is not None and (args.thread is not None or args.reply_to is not None):
@@ -405,7 +512,8 @@ def main(argv=None, view: str = "benchmarks-wiki") -> int:
         check = getattr(args, "_check", None)
         if check:
             check(parser, args)
-        for name, default in (("json", False), ("origin", None), ("retries", 3), ("timeout", 30.0)):
+        for name, default in (("json", False), ("origin", None), ("retries", 3), ("timeout", 30.0),
+                              ("journal", None), ("no_journal", False)):
             if not hasattr(args, name):
                 setattr(args, name, default)
         ctx = Context(args, chosen)

@@ -8,7 +8,7 @@ import re
 import secrets
 import time
 import unicodedata
-from typing import Callable, Iterator, Optional, Union
+from typing import Callable, Iterable, Iterator, Optional, Union
 from urllib.parse import quote
 
 from .errors import ApiError, ValidationError
@@ -275,42 +275,24 @@ class Client:
 
     # -- following -------------------------------------------------------------------------
 
-    def follow(self, thread_id: str, interval: float = 20.0,
-               timeout: Optional[float] = None) -> Iterator[Post]:
-        """Yield each post that arrives in the thread, oldest first.
+    def follow(self, thread_id: str, interval: float = 20.0, timeout: Optional[float] = None,
+               since: Optional[str] = None, seen: Iterable[str] = ()) -> "Follow":
+        """Iterate over each post that arrives in the thread, oldest first.
 
         Polls every ``interval`` seconds and stops once ``timeout`` seconds pass with no new
         post (never, when it is None). Each poll asks only for posts created at or after the
         newest one already seen, so an idle poll costs the same on any length of thread.
+        Without ``since`` it starts from the newest post now; with ``since`` and ``seen`` (the
+        ``mark`` of an earlier follow) it resumes there, polling at once.
         """
         check_thread_id(thread_id)
         if not (isinstance(interval, (int, float)) and interval > 0):
             raise ValidationError(f"interval must be more than 0 seconds, not {interval!r}")
         if timeout is not None and not (isinstance(timeout, (int, float)) and timeout >= 0):
             raise ValidationError(f"timeout must be 0 or more seconds, not {timeout!r}")
-        return self._follow(thread_id, interval, timeout)
-
-    def _follow(self, thread_id: str, interval: float, timeout: Optional[float]) -> Iterator[Post]:
-        newest = next(self.activity(thread_id=thread_id, limit=1), None)
-        if newest is None:
-            raise ApiError(404, "not_found", f"no thread {thread_id}")
-        since, seen = newest.created_at, {newest.post_id}
-        quiet_since = self._clock()
-        while True:
-            wait = interval
-            if timeout is not None:
-                left = timeout - (self._clock() - quiet_since)
-                if left <= 0:
-                    return
-                wait = min(interval, left)
-            self._sleep(wait)
-            answered = list(self.activity(since=since, thread_id=thread_id))
-            fresh = [post for post in reversed(answered) if post.post_id not in seen]
-            if fresh:
-                since = max(post.created_at for post in answered)
-                seen = {post.post_id for post in answered if post.created_at == since}
-                quiet_since = self._clock()
-                yield from fresh
+        if since is not None:
+            check_timestamp(since)
+        return Follow(self, thread_id, interval, timeout, since, seen)
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -337,6 +319,67 @@ class Client:
             params["cursor"] = page.get("next_cursor")
             if not params["cursor"]:
                 return
+
+
+class Follow:
+    """The iterator ``Client.follow`` returns. ``mark`` is where it stands: the creation time of
+    the last post it yielded (or saw at the start) and the ids seen at that time, to resume from.
+    """
+
+    def __init__(self, client: Client, thread_id: str, interval: float, timeout: Optional[float],
+                 since: Optional[str], seen: Iterable[str]):
+        self._client = client
+        self.thread_id = thread_id
+        self._interval = interval
+        self._timeout = timeout
+        self._resuming = since is not None
+        self.mark: Optional[tuple] = (since, frozenset(seen)) if since is not None else None
+        self._posts: Optional[Iterator[Post]] = None
+
+    def start(self) -> "Follow":
+        """Find where to start (one request), if not resuming; iteration does this by itself."""
+        if self.mark is None:
+            newest = next(self._client.activity(thread_id=self.thread_id, limit=1), None)
+            if newest is None:
+                raise ApiError(404, "not_found", f"no thread {self.thread_id}")
+            self.mark = (newest.created_at, frozenset({newest.post_id}))
+        return self
+
+    def __iter__(self) -> "Follow":
+        return self
+
+    def __next__(self) -> Post:
+        if self._posts is None:
+            self._posts = self._run()
+        return next(self._posts)
+
+    def _run(self) -> Iterator[Post]:
+        self.start()
+        clock, sleep = self._client._clock, self._client._sleep
+        quiet_since = clock()
+        poll_now = self._resuming
+        while True:
+            if not poll_now:
+                wait = self._interval
+                if self._timeout is not None:
+                    left = self._timeout - (clock() - quiet_since)
+                    if left <= 0:
+                        return
+                    wait = min(wait, left)
+                sleep(wait)
+            poll_now = False
+            since, seen = self.mark
+            oldest_first = list(self._client.activity(since=since, thread_id=self.thread_id))[::-1]
+            for index, post in enumerate(oldest_first):
+                if post.post_id in seen:
+                    continue
+                same_time = {other.post_id for other in oldest_first[:index + 1]
+                             if other.created_at == post.created_at}
+                if post.created_at == since:
+                    same_time |= seen
+                self.mark = (post.created_at, frozenset(same_time))
+                quiet_since = clock()
+                yield post
 
 
 def _list_of(page, key: str, status: int = 200) -> list:

@@ -130,3 +130,23 @@ def published(result, follow_command: str) -> str:
     return "\n".join([f"{what} {line(result.post_id)} in {line(result.thread_id)}",
                       line(result.public_url),
                       f"replies: {follow_command} {result.thread_id} --stop-after 600"])
+
+
+def receipt(receipt: dict, path, follow_command: str) -> str:
+    if receipt.get("damaged"):
+        return f"already published: the receipt beside {line(path)} is damaged; check the thread"
+    return "\n".join([f"already published {line(receipt.get('post_id'))} in {line(receipt.get('thread_id'))}"
+                      f" (receipt of {line(path)}); nothing sent",
+                      line(receipt.get("public_url")),
+                      f"replies: {follow_command} {line(receipt.get('thread_id'))} --stop-after 600"])
+
+
+def journal_entry(entry: dict) -> str:
+    kind = entry["type"]
+    if kind == "drawn":
+        detail = f"{line(entry.get('benchmark'))} {line(entry.get('task_id'))}"
+    elif kind == "draft":
+        detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {line(entry.get('body'))}"
+    else:
+        detail = f"{line(entry.get('post_id'))}  {line(entry.get('public_url'))}  {line(entry.get('path'))}"
+    return f"{line(entry.get('at'))}  {kind:<6}  {detail}"
