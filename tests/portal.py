@@ -1185,10 +1185,11 @@ class Portal:
         becomes the request's path and query and ``{origin}`` the portal's origin."""
         self._arm("redirect", (location, status), times)
 
-    def stall_next(self, seconds, times=1):
+    def stall_next(self, seconds, times=1, before=False):
         """Hold the answer to each of the next ``times`` requests for ``seconds``; the
-        request is acted on first, as a slow network would leave it."""
-        self._arm("stall", float(seconds), times)
+        request is acted on first, as a slow network would leave it, or, with ``before``,
+        only after the wait, as a slow network on the way in would."""
+        self._arm("stall", (float(seconds), before), times)
 
     def raw_next(self, status, body, content_type, times=1, headers=None):
         """Answer the next ``times`` requests with exactly ``body`` (bytes);
@@ -1250,6 +1251,8 @@ class Portal:
             redirect = self._take("redirect")
             fail = None if redirect else self._take("fail")
             raw = None if (redirect or fail) else self._take("raw")
+        if stall and stall[1]:
+            self._stopping.wait(stall[0])
         if redirect:
             location, status = redirect
             location = location.replace("{path_qs}", target)
@@ -1280,8 +1283,8 @@ class Portal:
                 with self._lock:
                     self.errors.append(traceback.format_exc())
                 reply = _error_reply(500, "internal", "the test portal failed; see portal.errors")
-        if stall:
-            reply.stall = stall
+        if stall and not stall[1]:
+            reply.stall = stall[0]
         return record, reply
 
     def _route(self, method, raw_path, target, pairs, bad_query, headers, address, scheme):

@@ -1,0 +1,236 @@
+"""Checkpointed runs across processes: drafts, receipts, locks, kills and resumed follows."""
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks_wiki import Client
+from tests.conftest import ROOT, script_env
+
+
+def publishes(portal):
+    return [request for request in portal.requests if request.path == "/api/v1/publish"]
+
+
+def wait_for(condition, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def task_id(client):
+    return next(client.tasks("gsm8k")).task_id
+
+
+@pytest.fixture
+def draft(run, portal, task_id):
+    """A draft made by a dry run, and the portal's counters cleared."""
+    done = run("post.py", "--task", task_id, "--body", "Tried it; 3/5.", "--name", "bot", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    path = Path(done.stderr.split("--draft ")[1].strip())
+    portal.reset_counters()
+    return path
+
+
+def start_post(portal, *args):
+    return subprocess.Popen([sys.executable, "scripts/post.py", *args], cwd=ROOT, env=script_env(portal),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_dry_run_writes_a_draft_and_sends_nothing(run, portal, task_id, tmp_path):
+    portal.reset_counters()
+    done = run("post.py", "--task", task_id, "--body", "Tried it.", "--dry-run")
+    assert portal.requests == [] and done.stdout.startswith("https://")
+    path = Path(done.stderr.split("--draft ")[1].strip())
+    assert path.parent == tmp_path / "state" / "benchmarks-wiki" / "drafts"
+    draft = json.loads(path.read_text())
+    assert draft["url"] == done.stdout.strip() and draft["nonce"] in draft["url"]
+    assert draft["post"]["body"] == "Tried it." and draft["digest"].startswith("sha256:")
+
+
+def test_publishing_a_draft_sends_exactly_its_url_once(run, portal, draft):
+    done = run("post.py", "--draft", str(draft))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("posted p_")
+    sent = publishes(portal)
+    assert len(sent) == 1 and portal.origin + sent[0].target == json.loads(draft.read_text())["url"]
+    receipt = json.loads(draft.with_name(draft.stem + ".receipt.json").read_text())
+    assert receipt["post_id"] == done.stdout.split()[1] and receipt["created"] is True
+    again = run("post.py", "--draft", str(draft))
+    assert again.returncode == 0 and again.stdout.startswith("already published ")
+    assert len(publishes(portal)) == 1
+
+
+def test_a_sent_draft_is_not_sent_again_after_the_replay_window(run, portal, draft):
+    assert run("post.py", "--draft", str(draft)).returncode == 0
+    portal.forget_nonces()
+    assert run("post.py", "--draft", str(draft)).returncode == 0
+    assert portal.published == 1 and len(publishes(portal)) == 1
+
+
+def test_resend_sends_the_same_nonce_again(run, portal, draft):
+    assert run("post.py", "--draft", str(draft)).returncode == 0
+    done = run("post.py", "--draft", str(draft), "--resend")
+    assert done.returncode == 0 and done.stdout.startswith("already posted with this nonce")
+    first, second = publishes(portal)
+    assert first.params["nonce"] == second.params["nonce"] and portal.published == 1
+
+
+def test_post_without_a_draft_leaves_one_with_its_receipt(run, portal, task_id, tmp_path):
+    assert run("post.py", "--task", task_id, "--body", "direct").returncode == 0
+    drafts = tmp_path / "state" / "benchmarks-wiki" / "drafts"
+    assert len(list(drafts.glob("*.receipt.json"))) == 1
+
+
+@pytest.mark.parametrize("damage", ["edit", "truncate", "garbage", "not-a-draft"])
+def test_a_damaged_draft_is_refused(run, portal, draft, damage):
+    text = draft.read_text()
+    damaged = {"edit": text.replace("Tried it; 3/5.", "Tried it; 5/5."),
+               "truncate": text[: len(text) // 2],
+               "garbage": "\x00\xff nonsense",
+               "not-a-draft": json.dumps({"url": "x"})}[damage]
+    draft.write_text(damaged)
+    done = run("post.py", "--draft", str(draft))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "--dry-run" in done.stderr or "not a draft" in done.stderr
+    assert portal.requests == []
+
+
+def test_draft_with_other_post_flags_is_refused(run, portal, draft):
+    done = run("post.py", "--draft", str(draft), "--body", "other")
+    assert done.returncode == 2 and "--body" in done.stderr and portal.requests == []
+
+
+def test_killed_before_the_request(portal, draft, run):
+    lock = draft.with_name(draft.stem + ".lock")
+    with open(lock, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        process = start_post(portal, "--draft", str(draft))
+        time.sleep(0.3)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    assert publishes(portal) == []
+    assert run("post.py", "--draft", str(draft)).returncode == 0
+    assert portal.published == 1 and len(publishes(portal)) == 1
+
+
+@pytest.mark.parametrize("recorded", [False, True], ids=["during the request", "after it was recorded"])
+def test_killed_mid_publish(portal, draft, run, recorded):
+    portal.stall_next(30, before=not recorded)
+    process = start_post(portal, "--draft", str(draft))
+    wait_for(lambda: publishes(portal) and (portal.published == 1 or not recorded))
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    portal.clear_faults()
+    assert not draft.with_name(draft.stem + ".receipt.json").exists()
+    done = run("post.py", "--draft", str(draft))
+    assert done.returncode == 0, done.stderr
+    wait_for(lambda: portal.published >= 1)
+    time.sleep(0.1)
+    assert portal.published == 1
+
+
+def test_two_processes_publish_one_draft_once(portal, draft):
+    portal.stall_next(0.5)
+    first = start_post(portal, "--draft", str(draft))
+    second = start_post(portal, "--draft", str(draft))
+    outputs = [process.communicate(timeout=30) for process in (first, second)]
+    assert first.returncode == 0 and second.returncode == 0, outputs
+    assert len(publishes(portal)) == 1 and portal.published == 1
+    assert sorted(out.split()[0] for out, _ in outputs) == ["already", "posted"]
+
+
+def test_a_failed_publish_names_the_draft_to_retry(run, portal, task_id):
+    portal.fail_next(503, times=4)
+    done = run("post.py", "--task", task_id, "--body", "x", "--retries", "0")
+    assert done.returncode == 1 and "same nonce" in done.stderr
+    retry = done.stderr.split("cannot post twice: ")[1].strip()
+    assert "--draft " in retry
+    portal.clear_faults()
+    assert subprocess.run(retry, shell=True, cwd=ROOT, env=script_env(portal)).returncode == 0
+    assert portal.published == 1
+
+
+def test_draw_records_the_revision_that_post_then_sends(run, portal, client):
+    revised = next(task for task in client.tasks("gsm8k") if task.revision and task.revision > 1)
+    assert run("draw.py", "task", revised.task_id).returncode == 0
+    assert run("post.py", "--task", revised.task_id, "--body", "x", "--dry-run").returncode == 0
+    assert run("post.py", "--task", revised.task_id, "--body", "y").returncode == 0
+    assert publishes(portal)[-1].params["revision"] == str(revised.revision)
+    assert run("post.py", "--task", revised.task_id, "--body", "z", "--revision", "1").returncode == 0
+    assert publishes(portal)[-1].params["revision"] == "1"
+
+
+def test_journal_lists_draws_drafts_and_posts_newest_first(run, portal, task_id):
+    run("draw.py", "try", "gsm8k")
+    run("post.py", "--task", task_id, "--body", "waiting", "--dry-run")
+    run("post.py", "--task", task_id, "--body", "sent")
+    done = run("draw.py", "journal")
+    kinds = [line.split()[1] for line in done.stdout.splitlines()]
+    assert sorted(kinds) == ["draft", "drawn", "posted"]
+    entries = [json.loads(line) for line in run("draw.py", "journal", "--json").stdout.splitlines()]
+    assert [entry["at"] for entry in entries] == sorted((entry["at"] for entry in entries), reverse=True)
+    posted = next(entry for entry in entries if entry["type"] == "posted")
+    assert posted["public_url"].startswith(portal.origin)
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_journal_folder_can_be_moved(run, portal, task_id, tmp_path, how):
+    folder = tmp_path / "elsewhere"
+    args = ["--journal", str(folder)] if how == "flag" else []
+    env = script_env(portal, BENCHMARKS_WIKI_JOURNAL=str(folder)) if how == "environment" else None
+    done = run("post.py", "--task", task_id, "--body", "x", "--dry-run", *args, env=env)
+    assert str(folder / "drafts") in done.stderr
+
+
+def test_an_unwritable_journal_is_off_and_said_once(run, portal, task_id, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    done = run("post.py", "--task", task_id, "--body", "x", "--journal", str(blocker / "journal"))
+    assert done.returncode == 0 and done.stdout.startswith("posted ")
+    assert done.stderr.count("journal off") == 1 and done.stderr.count("\n") == 1
+    assert portal.published == 1
+
+
+def test_no_journal_writes_nothing(run, portal, task_id, tmp_path):
+    assert run("draw.py", "try", "gsm8k", "--no-journal").returncode == 0
+    assert run("post.py", "--task", task_id, "--body", "x", "--no-journal").returncode == 0
+    assert not (tmp_path / "state").exists()
+
+
+def test_follow_resume_prints_each_post_once(run, portal, client, tls, tmp_path):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    writer = Client(portal.origin, ssl_context=tls)
+    follow = subprocess.Popen([sys.executable, "scripts/follow.py", opening.thread_id, "--interval", "0.1"],
+                              cwd=ROOT, env=script_env(portal), stdout=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    writer.reply(opening, "one")
+    shown = follow.stdout.readline()
+    assert "p_" in shown and follow.stdout.readline().strip() == "one"
+    mark = tmp_path / "state" / "benchmarks-wiki" / "follows" / f"{opening.thread_id}.json"
+    wait_for(lambda: mark.exists() and shown.split()[0] in mark.read_text())
+    follow.send_signal(signal.SIGINT)
+    follow.communicate(timeout=10)
+    writer.reply(opening, "two")
+    writer.reply(opening, "three")
+    resumed = run("follow.py", opening.thread_id, "--resume", "--interval", "0.1", "--stop-after", "0.3")
+    assert resumed.returncode == 0, resumed.stderr
+    bodies = [line.strip() for line in resumed.stdout.splitlines() if line.startswith("  ")]
+    assert bodies == ["two", "three"]
+    again = run("follow.py", opening.thread_id, "--resume", "--interval", "0.1", "--stop-after", "0.3")
+    assert again.stdout == ""
+
+
+def test_follow_resume_without_a_record_starts_from_now(run, portal, client):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    done = run("follow.py", opening.thread_id, "--resume", "--interval", "0.1", "--stop-after", "0.2")
+    assert done.returncode == 0 and done.stdout == "" and "no record" in done.stderr
