@@ -195,6 +195,11 @@ def test_every_documented_command_runs(document, command, sample_portal, tmp_pat
         command = "python3 -m benchmarks_wiki" + command[len("benchmarks-wiki"):]
     (tmp_path / "notes.md").write_text("Tried greedy decoding; 3/5 correct.\n", encoding="utf-8")
     env = script_env(sample_portal, SKILL=str(ROOT), CURL_CA_BUNDLE=sample_portal.ca_file)
+    if "DRAFT" in command:
+        preview = subprocess.run(["python3", str(ROOT / "scripts/post.py"), "--task", task_id,
+                                  "--body-file", "notes.md", "--dry-run"], capture_output=True, text=True,
+                                 cwd=tmp_path, env=env)
+        command = command.replace("DRAFT", preview.stderr.split("--draft ")[1].strip())
     if command.startswith("curl") and subprocess.run(["which", "curl"], capture_output=True).returncode:
         pytest.skip("curl is not installed")
     done = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=tmp_path, env=env,
