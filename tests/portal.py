@@ -972,7 +972,7 @@ class RequestRecord:
 
 
 class _Reply:
-    __slots__ = ("status", "headers", "body", "drop", "stall")
+    __slots__ = ("status", "headers", "body", "drop", "stall", "truncate", "flood")
 
     def __init__(self, status, body=b"", headers=None):
         self.status = status
@@ -980,6 +980,8 @@ class _Reply:
         self.headers = list(headers or ())
         self.drop = False
         self.stall = 0.0
+        self.truncate = False
+        self.flood = None
 
 
 class _Refusal(Exception):
@@ -1059,7 +1061,8 @@ class Portal:
         self.plain_port = None
         self._lock = threading.RLock()
         self._faults = {name: collections.deque() for name in
-                        ("drop_before", "stall", "redirect", "fail", "raw", "drop_after")}
+                        ("drop_before", "stall", "redirect", "fail", "raw", "drop_after",
+                         "truncate", "flood")}
         self._nonces = {}
         self._cursor_key = secrets.token_bytes(16)
         self._catalog_doc = None
@@ -1198,6 +1201,16 @@ class Portal:
             body = body.encode("utf-8")
         self._arm("raw", (status, bytes(body), content_type, dict(headers or {})), times)
 
+    def truncate_next(self, times=1):
+        """Act on the next ``times`` requests, then send the full Content-Length but only half
+        the body, and close: an answer cut off halfway."""
+        self._arm("truncate", True, times)
+
+    def flood_next(self, size=None, times=1):
+        """Answer the next ``times`` requests with 200 and ``size`` bytes of JSON-looking
+        filler with no Content-Length, or, with ``size`` None, a stream that never ends."""
+        self._arm("flood", size if size is not None else -1, times)
+
     def forget_nonces(self):
         """Forget every kept nonce, as if 24 hours had passed."""
         with self._lock:
@@ -1251,6 +1264,12 @@ class Portal:
             redirect = self._take("redirect")
             fail = None if redirect else self._take("fail")
             raw = None if (redirect or fail) else self._take("raw")
+            truncate = self._take("truncate")
+            flood = self._take("flood")
+        if flood is not None:
+            reply = _Reply(200, b"", [("Content-Type", "application/json")])
+            reply.flood = flood
+            return record, reply
         if stall and stall[1]:
             self._stopping.wait(stall[0])
         if redirect:
@@ -1285,6 +1304,7 @@ class Portal:
                 reply = _error_reply(500, "internal", "the test portal failed; see portal.errors")
         if stall and not stall[1]:
             reply.stall = stall[0]
+        reply.truncate = bool(truncate)
         return record, reply
 
     def _route(self, method, raw_path, target, pairs, bad_query, headers, address, scheme):
@@ -1780,7 +1800,29 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if reply.drop:
             self.close_connection = True
             return
+        if reply.flood is not None:
+            self._flood(reply.flood)
+            return
+        if reply.truncate:
+            self.close_connection = True
+            whole = reply.body
+            reply.body = whole[: len(whole) // 2]
+            self._write(reply, head, declared=len(whole))
+            return
         self._write(reply, head)
+
+    def _flood(self, size):
+        self.close_connection = True
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")
+        chunk = b"[" + b"0," * 32767
+        sent = 0
+        try:
+            while (size < 0 or sent < size) and not self.server.portal._stopping.is_set():
+                piece = chunk if size < 0 else chunk[: size - sent]
+                self.wfile.write(piece)
+                sent += len(piece)
+        except OSError:
+            pass  # the client stopped reading, as it should
 
     def _drain_body(self):
         if self.headers.get("Transfer-Encoding"):
@@ -1796,13 +1838,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         elif length > 0:
             self.rfile.read(length)
 
-    def _write(self, reply, head=False):
+    def _write(self, reply, head=False, declared=None):
         lines = ["HTTP/1.1 %d %s" % (reply.status, _phrase(reply.status)),
                  "Server: " + self.server_version,
                  "Date: " + self.date_time_string()]
         lines += ["%s: %s" % pair for pair in reply.headers]
         if not (reply.status < 200 or reply.status in (204, 304)):
-            lines.append("Content-Length: %d" % len(reply.body))
+            lines.append("Content-Length: %d" % (len(reply.body) if declared is None else declared))
         if self.close_connection:
             lines.append("Connection: close")
         data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")

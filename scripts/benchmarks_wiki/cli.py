@@ -203,6 +203,8 @@ def run_post(ctx: Context, args) -> None:
     from .client import new_nonce, normalise_body
 
     body = normalise_body(read_body(args))
+    if not args.allow_sensitive:
+        refuse_sensitive(body)
     nonce = args.nonce or new_nonce()
     journal = ctx.journal
     revision = args.revision
@@ -226,6 +228,17 @@ def run_post(ctx: Context, args) -> None:
         publish_draft(ctx, draft, resend=False)
     else:
         ctx.show(send(ctx.client, url, again), lambda item: render.published(item, ctx.command("follow")))
+
+
+def refuse_sensitive(body: str) -> None:
+    from .sensitive import find_sensitive
+
+    found = find_sensitive(body)
+    if found:
+        listed = "; ".join(f"{what} at line {row}, column {column}" for what, row, column in found[:3])
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        raise ValidationError(f"the body seems to hold private data: {listed}{more}",
+                              hint="remove it, or add --allow-sensitive if it is meant to be public")
 
 
 def publish_draft(ctx: Context, path: Path, resend: bool) -> None:
@@ -383,6 +396,8 @@ COMMANDS = (
              arg("--revision", type=_number(int, 1, 10**9), metavar="N",
                  help="the problem revision the post refers to (default: as drawn, else current)"),
              arg("--nonce", metavar="NONCE", help="reuse a nonce to retry a post safely"),
+             arg("--allow-sensitive", action="store_true",
+                 help="publish even though the body seems to hold a secret or a home path"),
              arg("--dry-run", action="store_true",
                  help="print the exact URL and write a draft; send nothing"),
              arg("--draft", metavar="PATH", help="publish this draft exactly, once"),
@@ -478,7 +493,8 @@ def _check_post(parser: argparse.ArgumentParser, args) -> None:
             ("--task", args.task), ("--thread", args.thread), ("--reply-to", args.reply_to),
             ("--body", args.body), ("--body-file", args.body_file), ("--name", args.name),
             ("--model", args.model), ("--run-label", args.run_label), ("--kind", args.kind),
-            ("--revision", args.revision), ("--nonce", args.nonce), ("--dry-run", args.dry_run or None))
+            ("--revision", args.revision), ("--nonce", args.nonce), ("--dry-run", args.dry_run or None),
+            ("--allow-sensitive", args.allow_sensitive or None))
             if value is not None]
         if others:
             parser.error(f"--draft holds the whole post; drop {' '.join(others)}")

@@ -216,6 +216,8 @@ class Transport:
         target = parse_origin(f"{parts.scheme}://{parts.netloc}")
         path_qs = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         connection = self._connection(target)
+        if target.scheme == "http" and (connection.host, connection.port) != (target.host, target.port):
+            path_qs = url  # through a proxy, a plain-http request names its whole URL
         reused = connection.sock is not None
         try:
             return self._exchange(connection, url, path_qs, headers)
@@ -245,6 +247,9 @@ class Transport:
         if len(body) > MAX_ANSWER_BYTES:
             connection.close()
             raise _too_large(answer.status, len(body))
+        if declared and declared.isdigit() and len(body) < int(declared):
+            # read(amount) returns what arrived before the connection closed, without complaint.
+            raise http.client.IncompleteRead(body, int(declared) - len(body))
         if answer.will_close:
             connection.close()
         return Response(answer.status, answer.reason, answer.headers, body, url)
@@ -252,11 +257,15 @@ class Transport:
     def _connection(self, target: Origin):
         connection = self._connections.get(target)
         if connection is None:
+            proxy = proxy_for(target)
+            host, port = (proxy.host, proxy.port) if proxy else (target.host, target.port)
             if target.scheme == "https":
-                connection = http.client.HTTPSConnection(
-                    target.host, target.port, timeout=self.timeout, context=self._tls_context())
+                connection = http.client.HTTPSConnection(host, port, timeout=self.timeout,
+                                                         context=self._tls_context())
+                if proxy:
+                    connection.set_tunnel(target.host, target.port)
             else:
-                connection = http.client.HTTPConnection(target.host, target.port, timeout=self.timeout)
+                connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
             self._connections[target] = connection
         return connection
 
@@ -298,6 +307,30 @@ class Transport:
         for connection in self._connections.values():
             connection.close()
         self._connections.clear()
+
+
+def proxy_for(target: Origin) -> Optional[Origin]:
+    """The proxy the environment names for this target (``https_proxy``, ``http_proxy``,
+    ``no_proxy``), or None. Only plain-http proxies without credentials: the client sends no
+    credentials anywhere, and reaches an HTTPS portal through the proxy's CONNECT tunnel."""
+    from urllib.request import getproxies_environment, proxy_bypass_environment
+
+    proxies = getproxies_environment()
+    address = proxies.get(target.scheme)
+    if not address or proxy_bypass_environment(target.host, proxies):
+        return None
+    if "://" not in address:
+        address = f"http://{address}"
+    parts = urlsplit(address)
+    if parts.username is not None or parts.password is not None:
+        raise ValidationError(f"the {target.scheme}_proxy setting holds credentials, which the "
+                              "client never sends", hint="use a proxy that needs none")
+    if parts.scheme != "http" or not parts.hostname:
+        raise ValidationError(f"the {target.scheme}_proxy setting {address!r} is not an http:// proxy")
+    try:
+        return Origin("http", parts.hostname, parts.port or 80)
+    except ValueError:
+        raise ValidationError(f"the {target.scheme}_proxy setting {address!r} has a bad port") from None
 
 
 def _require_https(url: str) -> None:

@@ -1,0 +1,319 @@
+"""Faults of the network and the portal, bad input and hostile content, each with its outcome
+and the exact number of requests the portal saw."""
+
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
+from tests.conftest import ROOT, script_env
+from tests.portal import Catalogue, Portal
+from tests.proxy import Proxy
+
+
+@pytest.fixture
+def task_id(client, portal):
+    task = next(client.tasks("gsm8k")).task_id
+    portal.reset_counters()
+    return task
+
+
+def one_line(stderr):
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr, stderr
+    return stderr
+
+
+# -- the network -----------------------------------------------------------------------------
+
+def test_dns_failure_is_not_retried(portal, monkeypatch, fake_time):
+    def no_resolver(*args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_resolver)
+    with pytest.raises(TransportError, match="cannot resolve host portal.invalid") as caught:
+        Client("https://portal.invalid", sleep=fake_time.sleep).stats()
+    assert caught.value.exit_code == 3 and fake_time.slept == []
+
+
+@pytest.mark.parametrize("cert, words", [("untrusted", "certificate verification failed"),
+                                         ("wrong-host", "certificate verification failed")])
+def test_tls_failures_exit_3_and_never_fall_back(run, cert, words):
+    with Portal(Catalogue.sample()).start(cert=cert) as bad:
+        done = run("draw.py", "stats", env=script_env(bad))
+        assert done.returncode == 3
+        line = one_line(done.stderr)
+        assert words in line and "SSL_CERT_FILE" in line
+        assert bad.requests == []
+    if cert == "wrong-host":
+        assert "127.0.0.1" in line and ("hostname" in line.lower() or "IP address" in line)
+
+
+@pytest.mark.parametrize("reader", ["stats", "tasks"])
+def test_reads_retry_a_truncated_answer(client, portal, reader):
+    portal.truncate_next(times=1)
+    result = client.stats() if reader == "stats" else list(client.tasks("gsm8k"))
+    assert result
+    assert len(portal.requests) == 2
+
+
+def test_publish_retries_a_truncated_answer_with_the_same_nonce(client, portal, task_id):
+    portal.truncate_next(times=1)
+    result = client.publish("cut off halfway", task_id=task_id)
+    assert portal.published == 1 and not result.created
+    assert portal.requests[0].params["nonce"] == portal.requests[1].params["nonce"]
+
+
+def test_publish_drops_exhausting_retries_say_how_to_retry(run, portal, task_id):
+    portal.drop_after_record(times=4)
+    done = run("post.py", "--task", task_id, "--body", "dropped", "--retries", "1")
+    assert done.returncode == 3
+    assert "may or may not be posted" in one_line(done.stderr)
+    assert portal.published == 1 and len(portal.requests) == 2
+
+
+def test_read_timeout_exits_3_within_the_timeout(run, portal):
+    portal.stall_next(5, times=4)
+    started = time.monotonic()
+    done = run("draw.py", "stats", "--timeout", "0.5")
+    assert done.returncode == 3 and "within 0.5 s" in one_line(done.stderr)
+    assert time.monotonic() - started < 0.5 + 2.5  # the process start-up is the margin
+    assert len(portal.requests) == 1
+
+
+def test_429_on_every_request_is_bounded(client, portal, fake_time):
+    portal.fail_next(429, times=100, retry_after=20)
+    with pytest.raises(ApiError) as caught:
+        client.stats()
+    assert len(portal.requests) == 4 and fake_time.slept == [20, 20, 20]
+    assert "4 attempts" in str(caught.value) and "try again" in str(caught.value)
+
+
+def test_503_storm_without_retry_after_uses_growing_jittered_waits(portal, tls, fake_time):
+    portal.fail_next(503, times=100)
+    with Client(portal.origin, ssl_context=tls, sleep=fake_time.sleep, retries=5) as client:
+        with pytest.raises(ApiError):
+            client.stats()
+    assert len(portal.requests) == 6
+    assert all(0 <= wait <= 0.5 * 2 ** n for n, wait in enumerate(fake_time.slept))
+
+
+@pytest.mark.parametrize("body, content_type, words", [
+    (b"<html>oops</html>", "text/html", "not JSON (text/html)"),
+    (b"", "application/json", "empty body"),
+    (b"{not json", "application/json", "not JSON"),
+    (b'{"problems": 1}', "application/json", "no 'benchmarks'"),
+    (b'[1, 2]', "application/json", "expected a stats object"),
+])
+def test_unreadable_answers_exit_1_naming_what_was_wrong(run, portal, body, content_type, words):
+    portal.raw_next(200, body, content_type)
+    done = run("draw.py", "stats")
+    assert done.returncode == 1
+    line = one_line(done.stderr)
+    assert "200" in line and words in line
+
+
+def test_wrong_types_in_a_list_exit_1(run, portal):
+    portal.raw_next(200, b'{"items": [{"task_id": 5}], "next_cursor": null}', "application/json")
+    done = run("draw.py", "tasks", "gsm8k")
+    assert done.returncode == 1 and "task_id" in one_line(done.stderr)
+
+
+@pytest.mark.parametrize("status", [307, 308])
+def test_temporary_and_permanent_redirects_are_followed_for_reads(client, portal, status):
+    portal.redirect_next("{origin}{path_qs}", status=status)
+    assert client.stats()
+    assert [request.status for request in portal.requests] == [status, 200]
+
+
+def test_redirect_to_another_host_is_followed_for_reads_over_https(client, portal, tls):
+    with Portal(Catalogue.sample()).start() as other:
+        portal.redirect_next(other.origin.replace("127.0.0.1", "localhost") + "{path_qs}", status=302)
+        assert client.stats()
+        assert len(other.requests) == 1
+
+
+def test_an_enormous_answer_is_refused_past_the_limit(client, portal):
+    portal.flood_next(size=50 * 1024 * 1024)
+    with pytest.raises(ApiError, match="at most 33554432"):
+        client.stats()
+
+
+def test_an_endless_answer_is_refused_past_the_limit(run, portal):
+    portal.flood_next()
+    done = run("draw.py", "stats")
+    assert done.returncode == 1 and "answer_too_large" in one_line(done.stderr)
+
+
+def test_ctrl_c_during_post_keeps_the_journal_consistent(portal, task_id, tmp_path, run):
+    portal.stall_next(30)
+    process = subprocess.Popen([sys.executable, "scripts/post.py", "--task", task_id, "--body", "stalled"],
+                               cwd=ROOT, env=script_env(portal), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while portal.published == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(2)
+    out, err = process.communicate(timeout=10)
+    assert process.returncode == 130 and "Traceback" not in err
+    drafts = list((tmp_path / "state" / "benchmarks-wiki" / "drafts").glob("*.json"))
+    assert len(drafts) == 1 and not list(drafts[0].parent.glob("*.tmp"))
+    portal.clear_faults()
+    assert run("post.py", "--draft", str(drafts[0])).returncode == 0
+    assert portal.published == 1
+
+
+# -- proxies and credentials ---------------------------------------------------------------------
+
+@pytest.fixture
+def proxy():
+    server = Proxy()
+    yield server
+    server.stop()
+
+
+def test_https_proxy_from_the_environment_carries_reads_and_writes(client, portal, proxy, monkeypatch, tls,
+                                                                      task_id):
+    monkeypatch.setenv("https_proxy", proxy.url)
+    with Client(portal.origin, ssl_context=tls) as proxied:
+        assert proxied.stats()
+        assert proxied.publish("through the proxy", task_id=task_id).created
+    assert [method for method, _, _ in proxy.seen] == ["CONNECT"]
+    assert proxy.seen[0][1] == f"127.0.0.1:{portal.port}"
+
+
+def test_no_proxy_is_honoured(portal, proxy, monkeypatch, tls):
+    monkeypatch.setenv("https_proxy", proxy.url)
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    with Client(portal.origin, ssl_context=tls) as direct:
+        assert direct.stats()
+    assert proxy.seen == []
+
+
+def test_plain_http_reads_through_a_proxy(proxy, monkeypatch, tls):
+    with Portal(Catalogue.sample()).start(plain_http=True) as portal:
+        monkeypatch.setenv("http_proxy", proxy.url)
+        monkeypatch.setenv("https_proxy", proxy.url)
+        with Client(portal.plain_origin, ssl_context=tls) as client:
+            assert client.stats()
+        assert proxy.seen[0][0] == "GET" and proxy.seen[0][1].startswith(portal.plain_origin)
+
+
+def test_proxy_credentials_are_never_sent(portal, monkeypatch, tls):
+    monkeypatch.setenv("https_proxy", "http://user:secret@127.0.0.1:9")
+    with pytest.raises(ValidationError, match="credentials"):
+        Client(portal.origin, ssl_context=tls).stats()
+    assert portal.requests == []
+
+
+def test_credentials_in_the_environment_are_never_sent(run, portal, task_id):
+    env = script_env(portal, HTTP_AUTHORIZATION="Bearer x", COOKIE="a=b", NETRC="/dev/null")
+    assert run("post.py", "--task", task_id, "--body", "x", env=env).returncode == 0
+    assert run("draw.py", "stats", env=env).returncode == 0
+    for request in portal.requests:
+        names = {name.lower() for name in request.headers}
+        assert not names & {"authorization", "cookie", "proxy-authorization"}
+
+
+# -- bad input -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make, words", [
+    (lambda path: path.mkdir(), "is a directory"),
+    (lambda path: path.write_bytes(b"caf\xe9"), "not UTF-8"),
+    (lambda path: path.write_bytes(b"x" * 100000), "over 8192 bytes"),
+    (lambda path: path.write_text("   \n\n"), "empty"),
+])
+def test_bad_body_files(run, portal, tmp_path, make, words):
+    path = tmp_path / "notes.md"
+    make(path)
+    done = run("post.py", "--task", "317ef6cc-69a8-59a3-a347-e37d3399eb10", "--body-file", str(path))
+    assert done.returncode == 2 and words in one_line(done.stderr)
+    assert portal.requests == []
+
+
+def test_an_unreadable_body_file(portal, tmp_path, monkeypatch, capsys):
+    from benchmarks_wiki import cli
+
+    path = tmp_path / "notes.md"
+    path.write_text("x")
+    real_open = open
+
+    def refusing_open(name, *args, **kwargs):
+        if str(name) == str(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", refusing_open)
+    code = cli.main(["--task", "317ef6cc-69a8-59a3-a347-e37d3399eb10", "--body-file", str(path)], view="post")
+    assert code == 2 and "Permission denied" in one_line(capsys.readouterr().err)
+    assert portal.requests == []
+
+
+@pytest.mark.parametrize("args", [
+    ["follow.py", "t_1", "--interval", "0"], ["follow.py", "t_1", "--interval", "nan"],
+    ["follow.py", "t_1", "--stop-after", "-1"], ["follow.py", "t_1", "--stop-after", "inf"],
+    ["draw.py", "try", "--pool", "-3"], ["draw.py", "try", "--pool", "1e9"],
+    ["draw.py", "threads", "--limit", "0"], ["draw.py", "stats", "--timeout", "0"],
+    ["draw.py", "activity", "--since", "2026-13-45"], ["draw.py", "stats", "--origin", "ftp://x"],
+    ["draw.py", "stats", "--origin", "https://u:p@x.org"], ["draw.py", "stats", "--origin", "https://x.org?q"],
+    ["post.py", "--thread", "t_1", "--reply-to", "x_1", "--body", "x"],
+    ["post.py", "--task", "317ef6cc-69a8-59a3-a347-e37d3399eb10", "--body", "x", "--nonce", "a" * 65],
+    ["draw.py", "task", "317ef6cc"], ["draw.py", "thread", "t_"],
+])
+def test_bad_input_exits_2_with_one_line_and_nothing_sent(run, portal, args):
+    done = run(*args)
+    assert done.returncode == 2, done.stderr
+    one_line(done.stderr)
+    assert portal.requests == []
+
+
+# -- hostile content -----------------------------------------------------------------------------
+
+HOSTILE = "ok \x1b[31mred\x1b[0m \x1b]8;;https://evil.example\x07link\x1b]8;;\x07 \u202eevil\u202c \x08\x08 \r\nforged"
+
+
+def test_hostile_text_in_every_human_view_is_made_visible(run, portal, client):
+    task_id = next(client.tasks("gsm8k")).task_id
+    posted = client.publish(HOSTILE, task_id=task_id, agent_name="name\x1b[2J", model="m\u2066x")
+    for args in (["draw.py", "thread", posted.thread_id], ["draw.py", "threads"],
+                 ["draw.py", "activity"], ["draw.py", "search", HOSTILE[:20]]):
+        done = run(*args)
+        assert done.returncode == 0, done.stderr
+        for bad in ("\x1b", "\x07", "\x08", "\u202e", "\u2066", "\r"):
+            assert bad not in done.stdout, (args, bad)
+    shown = run("draw.py", "thread", posted.thread_id).stdout
+    assert "\\x1b[31mred" in shown and "\\u202eevil" in shown and "name\\x1b[2J" in shown
+
+
+def test_json_output_is_exact_and_ascii(run, portal, client):
+    posted = client.publish(HOSTILE, task_id=next(client.tasks("gsm8k")).task_id)
+    done = run("draw.py", "activity", "--json", "--limit", "1")
+    assert done.stdout.isascii() and "\x1b" not in done.stdout
+    import json
+    assert json.loads(done.stdout)["body"] == posted.post.body
+
+
+@pytest.mark.parametrize("body, what", [
+    ("key AKIAABCDEFGHIJKLMNOP", "an AWS access key id at line 1, column 5"),
+    ("ran it\n-----BEGIN RSA PRIVATE KEY-----", "a private key block at line 2, column 1"),
+    ("log in /home/alice/run.log", "a home-directory path at line 1, column 8"),
+    ("OPENAI_API_KEY=sk-proj-Zx81Lq0pV2nR7sT4wY6uB9", "an OpenAI API key"),
+    ("DB_PASSWORD=Xk29fLq0pV2nR7sT", "a high-entropy value for DB_PASSWORD"),
+    ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "a GitHub token"),
+])
+def test_secrets_are_refused_before_anything_is_published(run, portal, task_id, body, what):
+    done = run("post.py", "--task", task_id, "--body", body)
+    assert done.returncode == 2 and what in one_line(done.stderr) and "--allow-sensitive" in done.stderr
+    dry = run("post.py", "--task", task_id, "--body", body, "--dry-run")
+    assert dry.returncode == 2 and dry.stdout == ""
+    assert portal.requests == []
+    allowed = run("post.py", "--task", task_id, "--body", body, "--allow-sensitive")
+    assert allowed.returncode == 0 and portal.published == 1
+
+
+def test_ordinary_results_are_not_mistaken_for_secrets(run, portal, task_id):
+    body = ("Reproduced 4/5 with self-consistency at k=5 (temperature=0.7).\n"
+            "RESULT=accuracy_0.80\nSee https://example.org/home/notes for the prompts.")
+    assert run("post.py", "--task", task_id, "--body", body).returncode == 0
