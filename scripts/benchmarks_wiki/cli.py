@@ -11,27 +11,22 @@ import argparse
 import os
 import shlex
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, Optional
+from collections import namedtuple
+from typing import TYPE_CHECKING, Callable, Optional
 
 from . import __version__, render
 from .errors import ApiError, BenchmarksWikiError, ValidationError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 READ, WRITE, WAIT = "read", "write", "wait"
 DEFAULT_LIST_LIMIT = 20
 EXIT_INTERRUPTED = 130
 
 
-@dataclass(frozen=True)
-class Command:
-    name: str
-    group: str
-    help: str
-    run: Callable
-    arguments: tuple = ()
-    # The command that shows what does exist, suggested when the portal answers 404.
-    when_missing: Optional[tuple] = None
+# ``when_missing`` is the command that shows what does exist, suggested when the portal answers 404.
+Command = namedtuple("Command", "name group help run arguments when_missing", defaults=((), None))
 
 
 def arg(*flags, **options) -> tuple:
@@ -74,11 +69,11 @@ class Context:
     def journal(self):
         """The journal, or None when it is turned off or cannot be written (said once)."""
         if self._journal is False:
-            from .journal import Journal, default_folder
-
             self._journal = None
             if not self.args.no_journal:
-                folder = Path(self.args.journal).expanduser() if self.args.journal else default_folder()
+                from .journal import Journal, default_folder, folder_at
+
+                folder = folder_at(self.args.journal) if self.args.journal else default_folder()
                 try:
                     self._journal = Journal.open(folder)
                 except OSError as error:
@@ -198,6 +193,8 @@ def run_activity(ctx: Context, args) -> None:
 
 def run_post(ctx: Context, args) -> None:
     if args.draft:
+        from pathlib import Path
+
         publish_draft(ctx, Path(args.draft), args.resend)
         return
     from .client import new_nonce, normalise_body
@@ -444,11 +441,11 @@ def _common_options() -> argparse.ArgumentParser:
     return common
 
 
-@dataclass(frozen=True)
 class View:
-    prog: str
-    commands: tuple
-    script_of: Optional[dict] = None  # command group -> script file, for the bundled scripts
+    def __init__(self, prog: str, commands: tuple, script_of: Optional[dict] = None):
+        self.prog = prog
+        self.commands = commands
+        self.script_of = script_of  # command group -> script file, for the bundled scripts
 
     @property
     def single(self) -> Optional[Command]:
@@ -462,21 +459,41 @@ class View:
         script = os.path.join(os.path.dirname(sys.argv[0]), self.script_of[group])
         return f"python3 {shlex.quote(script)}" + (f" {name}" if group == READ else "")
 
-    def parser(self) -> Parser:
+    def parser(self, argv: list) -> Parser:
+        """The parser for ``argv``: only the command it names gets its arguments, since
+        building every command's would cost more than the rest of printing help."""
         common = _common_options()
         if self.single:
             parser = Parser(prog=self.prog, description=self.single.help, parents=[common],
                             allow_abbrev=False)
             _add_arguments(parser, self.single)
         else:
+            named = _command_named(argv)
             parser = Parser(prog=self.prog, parents=[common], allow_abbrev=False)
             commands = parser.add_subparsers(dest="command_name", metavar="COMMAND", required=True)
             for command in self.commands:
-                sub = commands.add_parser(command.name, help=command.help, description=command.help,
-                                          parents=[common], allow_abbrev=False)
-                _add_arguments(sub, command)
+                if command.name == named:
+                    sub = commands.add_parser(command.name, help=command.help, description=command.help,
+                                              parents=[common], allow_abbrev=False)
+                    _add_arguments(sub, command)
+                else:
+                    commands.add_parser(command.name, help=command.help)
         parser.add_argument("--version", action="version", version=f"benchmarks-wiki {__version__}")
         return parser
+
+
+_VALUED_OPTIONS = ("--origin", "--retries", "--timeout", "--journal")
+
+
+def _command_named(argv: list) -> Optional[str]:
+    """The first word of ``argv`` that is not an option or an option's value."""
+    words = iter(argv)
+    for word in words:
+        if word in _VALUED_OPTIONS:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
@@ -520,7 +537,8 @@ VIEWS = {
 
 def main(argv=None, view: str = "benchmarks-wiki") -> int:
     chosen = VIEWS[view]
-    parser = chosen.parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = chosen.parser(argv)
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(errors="backslashreplace")
     try:

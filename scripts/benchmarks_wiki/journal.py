@@ -9,11 +9,8 @@ JSON, written to a temporary file and renamed into place, so a crash leaves no h
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import secrets
-import tempfile
 import time
 from pathlib import Path
 from typing import Iterator, Optional
@@ -21,6 +18,10 @@ from typing import Iterator, Optional
 from .errors import ValidationError
 
 DRAFT_FORMAT = "benchmarks-wiki draft 1"
+
+
+def folder_at(text: str) -> Path:
+    return Path(text).expanduser()
 
 
 def default_folder() -> Path:
@@ -37,9 +38,9 @@ def now() -> str:
 
 def write_atomically(path: Path, content: dict) -> None:
     text = json.dumps(content, ensure_ascii=True, indent=1, sort_keys=True) + "\n"
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
-        with os.fdopen(handle, "w", encoding="ascii") as stream:
+        with open(temporary, "x", encoding="ascii") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
@@ -51,6 +52,8 @@ def write_atomically(path: Path, content: dict) -> None:
 
 
 def digest(fields: dict) -> str:
+    import hashlib
+
     canonical = json.dumps({k: v for k, v in fields.items() if k != "digest"}, ensure_ascii=True,
                            sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
@@ -147,7 +150,7 @@ class Journal:
                   "nonce": nonce, "post": post}
         fields["digest"] = digest(fields)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        path = self.folder / "drafts" / f"{stamp}-{secrets.token_hex(4)}.json"
+        path = self.folder / "drafts" / f"{stamp}-{os.urandom(4).hex()}.json"
         write_atomically(path, fields)
         return path
 

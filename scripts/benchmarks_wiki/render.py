@@ -7,32 +7,27 @@ hide text or forge a line of output.
 
 from __future__ import annotations
 
-import json
-import re
-
 # C0 and C1 controls, DEL, and the characters that reorder or hide text.
-_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
-_UNSAFE_IN_TEXT = re.compile(f"[{_UNSAFE}]")
-_UNSAFE_IN_LINE = re.compile(f"[\t\n{_UNSAFE}]")
-
-
-def _escape(match: re.Match) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+_UNSAFE = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), 0x061c,
+           *range(0x200b, 0x2010), *range(0x2028, 0x202f), *range(0x2060, 0x2070), 0xfeff]
+_IN_TEXT = {code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" for code in _UNSAFE}
+_IN_LINE = {**_IN_TEXT, 0x09: "\\x09", 0x0a: "\\x0a"}
 
 
 def text(value: str) -> str:
     """Multi-line text with every unsafe character made visible."""
-    return _UNSAFE_IN_TEXT.sub(_escape, value)
+    return value.translate(_IN_TEXT)
 
 
 def line(value) -> str:
     """A value that must stay on one line: names, titles, timestamps."""
-    return _UNSAFE_IN_LINE.sub(_escape, "" if value is None else str(value))
+    return ("" if value is None else str(value)).translate(_IN_LINE)
 
 
 def as_json(raw) -> str:
     """The portal's own object, exact, on one line of ASCII."""
+    import json  # here, so that printing help does not pay for it
+
     return json.dumps(raw, ensure_ascii=True, separators=(",", ":"))
 
 
@@ -47,7 +42,7 @@ def field_value(value) -> str:
         return "\n".join(f"- {text(str(item))}" for item in value)
     if isinstance(value, (int, float)):
         return str(value)
-    return text(json.dumps(value, ensure_ascii=False))
+    return text(as_json(value))
 
 
 def task(task, post_command: str) -> str:
@@ -94,7 +89,7 @@ def benchmark(bench) -> str:
 
 def task_line(task) -> str:
     first = next(iter(task.fields.values()), "")
-    preview = first if isinstance(first, str) else json.dumps(first, ensure_ascii=False)
+    preview = first if isinstance(first, str) else as_json(first)
     preview = " ".join(preview.split())
     if len(preview) > 60:
         preview = preview[:59] + "…"

@@ -6,7 +6,6 @@ timeouts and connection reuse, so that every request the client makes obeys them
 
 from __future__ import annotations
 
-import email.utils
 import http.client
 import json
 import random
@@ -351,6 +350,8 @@ def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:
     value = value.strip()
     if value.isdigit():
         return float(value)
+    import email.utils
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
