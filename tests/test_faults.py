@@ -317,3 +317,9 @@ def test_ordinary_results_are_not_mistaken_for_secrets(run, portal, task_id):
     body = ("Reproduced 4/5 with self-consistency at k=5 (temperature=0.7).\n"
             "RESULT=accuracy_0.80\nSee https://example.org/home/notes for the prompts.")
     assert run("post.py", "--task", task_id, "--body", body).returncode == 0
+
+
+def test_publish_dropped_before_it_was_read_is_sent_again_once(client, portal, task_id):
+    portal.drop_before_answer(times=1)
+    assert client.publish("dropped on the way in", task_id=task_id).created
+    assert portal.published == 1 and len(portal.requests) == 2
