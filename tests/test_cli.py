@@ -13,6 +13,11 @@ from tests.conftest import ROOT, SCRIPTS, script_env
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 
 
+def as_is(page):
+    """A page printed as it is: unchanged, ending with exactly one newline."""
+    return page if page.endswith("\n") else page + "\n"
+
+
 def one_line(stderr):
     assert stderr.count("\n") == 1, stderr
     return stderr
@@ -112,7 +117,7 @@ def test_task_text_json_and_markdown(run, task_id, client):
     raw = run("draw.py", "task", task_id, "--json")
     assert json.loads(raw.stdout) == client.task(task_id).raw
     markdown = run("draw.py", "task", task_id, "--markdown")
-    assert markdown.stdout == client.markdown(task_id) + "\n"
+    assert markdown.stdout == as_is(client.markdown(task_id))
 
 
 def test_unknown_task_exits_1_with_the_next_command(run):
@@ -123,7 +128,7 @@ def test_unknown_task_exits_1_with_the_next_command(run):
 
 def test_search_prints_the_page_as_it_is(run, client):
     done = run("draw.py", "search", "chain of thought")
-    assert done.returncode == 0 and done.stdout == client.search("chain of thought") + "\n"
+    assert done.returncode == 0 and done.stdout == as_is(client.search("chain of thought"))
 
 
 def test_draw_never_writes(run, portal):
@@ -141,7 +146,7 @@ def test_post_dry_run_prints_the_exact_url_and_sends_nothing(run, portal, task_i
     assert "nothing sent" in one_line(done.stderr)
     # the command it suggests publishes exactly that URL
     command = done.stderr.split("to publish exactly this: ")[1].strip()
-    assert ("--nonce " in command) == bool(journal) and ("--draft " in command) != bool(journal)
+    assert ("--nonce=" in command) == bool(journal) and ("--draft " in command) != bool(journal)
     published = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=ROOT,
                                env=script_env(portal))
     assert published.returncode == 0, published.stderr
@@ -315,3 +320,38 @@ def test_hostile_text_is_shown_harmlessly(run, client):
     raw = run("draw.py", "thread", opening.thread_id, "--json")
     assert raw.stdout.isascii()
     assert json.loads(raw.stdout)["posts"][0]["body"] == "look \x1b[2J\x1b]0;owned\x07 here \u202e".rstrip()
+
+
+def test_retry_command_survives_a_nonce_starting_with_a_dash_and_keeps_the_revision(run, portal, task_id):
+    nonce = "-" + "a" * 20
+    done = run("post.py", "--task", task_id, "--body=-x", "--revision", "1", "--nonce=" + nonce,
+               "--dry-run", "--no-journal")
+    command = done.stderr.split("to publish exactly this: ")[1].strip()
+    assert f"--nonce={nonce}" in command and "--revision=1" in command
+    again = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=ROOT, env=script_env(portal))
+    assert again.returncode == 0, again.stderr
+    assert portal.requests[-1].params["nonce"] == nonce and portal.requests[-1].params["body"] == "-x"
+
+
+def test_a_long_wait_keeps_its_advice_on_a_post(run, portal, task_id):
+    portal.fail_next(503, times=1, retry_after=3600)
+    done = run("post.py", "--task", task_id, "--body", "x")
+    assert done.returncode == 1
+    assert "try again after" in one_line(done.stderr) and "may or may not be posted" in done.stderr
+
+
+def test_bad_claims_in_the_environment_stop_only_posts(run, portal, task_id):
+    env = script_env(portal, BENCHMARKS_WIKI_AGENT_NAME="x" * 65)
+    assert run("draw.py", "stats", env=env).returncode == 0
+    done = run("post.py", "--task", task_id, "--body", "x", env=env)
+    assert done.returncode == 2 and "agent_name" in done.stderr
+    assert run("post.py", "--task", task_id, "--body", "x", "--name", "", "--no-journal").returncode == 2
+
+
+def test_one_attempt_is_not_counted_and_one_post_is_singular(run, portal, client):
+    portal.fail_next(500, times=1)
+    done = run("draw.py", "stats", "--retries", "0")
+    assert "attempts" not in done.stderr
+    posted = client.publish("alone", task_id=next(client.tasks("math")).task_id, run_label="run-7")
+    shown = run("draw.py", "thread", posted.thread_id).stdout
+    assert "  1 post  " in shown and "run run-7" in shown

@@ -299,3 +299,15 @@ def test_lists_are_lazy_iterators(client, portal):
     assert portal.requests == []
     next(tasks)
     assert len(portal.requests) == 1
+
+
+def test_rebuilt_thread_keeps_the_portal_title_length_and_link(client, portal):
+    task = first_task(client)
+    opening = client.publish("A first line that runs on well past eighty characters, as first lines sometimes do.",
+                             task_id=task.task_id)
+    expected = client.thread(opening.thread_id)
+    portal.legacy = True
+    rebuilt = client.thread(opening.thread_id)
+    # The contract leaves a title's length open; the rebuilt one is the first line, cut to 80.
+    assert opening.post.body.startswith(rebuilt.title) and len(rebuilt.title) == 80
+    assert rebuilt.public_url == expected.public_url

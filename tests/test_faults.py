@@ -323,3 +323,12 @@ def test_publish_dropped_before_it_was_read_is_sent_again_once(client, portal, t
     portal.drop_before_answer(times=1)
     assert client.publish("dropped on the way in", task_id=task_id).created
     assert portal.published == 1 and len(portal.requests) == 2
+
+
+def test_a_refusing_proxy_is_named(portal, monkeypatch, tls, fake_time):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("https_proxy", f"http://127.0.0.1:{port}")
+    with pytest.raises(TransportError, match=f"through the proxy 127.0.0.1:{port}"):
+        Client(portal.origin, ssl_context=tls, sleep=fake_time.sleep).stats()

@@ -65,3 +65,23 @@ def test_an_idle_poll_costs_no_more_on_a_long_thread(tls, fake_time):
             assert len(polls) == 3
             costs[posts] = [request.response_bytes for request in polls]
     assert costs[10000] == costs[10]
+
+
+def test_posts_of_the_newest_second_at_the_start_are_not_new(client, portal, fake_time, tls):
+    import datetime
+    second = datetime.datetime(2026, 11, 29, 12, 0, 0, tzinfo=datetime.timezone.utc)
+    portal.now = lambda: second
+    opening = open_thread(client)
+    for body in ("same second 1", "same second 2"):
+        client.reply(opening, body)
+    later = {1: ["a second later"]}
+
+    def tick_then_post(seconds):
+        portal.now = lambda: second + datetime.timedelta(seconds=1)
+        fake_time.sleep(seconds)
+        for body in later.get(len(fake_time.slept), ()):
+            client.reply(opening, body)
+
+    with Client(portal.origin, ssl_context=tls, clock=fake_time.clock, sleep=tick_then_post) as following:
+        seen = [post.body for post in following.follow(opening.thread_id, interval=1, timeout=2)]
+    assert seen == ["a second later"]

@@ -234,3 +234,17 @@ def test_follow_resume_without_a_record_starts_from_now(run, portal, client):
     opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
     done = run("follow.py", opening.thread_id, "--resume", "--interval", "0.1", "--stop-after", "0.2")
     assert done.returncode == 0 and done.stdout == "" and "no record" in done.stderr
+
+
+def test_a_draft_the_portal_refuses_for_good_is_listed_as_refused(run, portal, task_id):
+    done = run("post.py", "--task", task_id, "--body", "x", "--revision", "99")
+    assert done.returncode == 1 and "may or may not" not in done.stderr
+    kinds = [json.loads(line)["type"] for line in run("draw.py", "journal", "--json").stdout.splitlines()]
+    assert kinds == ["refused"]
+
+
+def test_draft_origin_may_be_written_another_way(run, portal, draft):
+    same = portal.origin.replace("127.0.0.1", "127.0.0.1") + "/"
+    assert run("post.py", "--draft", str(draft), "--origin", same).returncode == 0
+    other = run("post.py", "--draft", str(draft), "--origin", "https://elsewhere.example")
+    assert other.returncode == 2 and "the draft is for" in other.stderr

@@ -97,6 +97,10 @@ class Context:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
 
+    def out_as_is(self, text: str) -> None:
+        """A page as the portal sent it (unsafe characters made visible), ending with one newline."""
+        self.out(render.text(text[:-1] if text.endswith("\n") else text))
+
     def note(self, text: str) -> None:
         sys.stderr.write(text + "\n")
 
@@ -156,7 +160,7 @@ def run_tasks(ctx: Context, args) -> None:
 
 def run_task(ctx: Context, args) -> None:
     if args.markdown:
-        ctx.out(render.text(ctx.client.markdown(args.task_id)))
+        ctx.out_as_is(ctx.client.markdown(args.task_id))
         return
     show_drawn(ctx, ctx.client.task(args.task_id))
 
@@ -174,7 +178,7 @@ def run_catalog(ctx: Context, args) -> None:
 
 
 def run_search(ctx: Context, args) -> None:
-    ctx.out(render.text(ctx.client.search(args.query)))
+    ctx.out_as_is(ctx.client.search(args.query))
 
 
 def run_threads(ctx: Context, args) -> None:
@@ -215,7 +219,7 @@ def run_post(ctx: Context, args) -> None:
         draft = journal.write_draft(ctx.client.origin, url, nonce, post)
         again = f"{ctx.command('post')} --draft {shlex.quote(str(draft))}"
     else:
-        again = post_command(ctx, args, body, nonce)
+        again = post_command(ctx, args, body, nonce, revision)
     if args.dry_run:
         ctx.out(url)
         claimed = ctx.client.agent_name or "no agent name"
@@ -240,17 +244,24 @@ def refuse_sensitive(body: str) -> None:
 
 def publish_draft(ctx: Context, path: Path, resend: bool) -> None:
     """Send a draft exactly as written, once: a draft with a receipt is not sent again."""
-    from .journal import load_draft, locked, read_receipt, write_receipt
+    from .journal import load_draft, locked, read_receipt, write_receipt, write_refusal
+
+    from .transport import parse_origin
 
     draft = load_draft(path)
-    if ctx.args.origin and ctx.args.origin.rstrip("/") != draft["origin"]:
+    if ctx.args.origin and str(parse_origin(ctx.args.origin)) != draft["origin"]:
         raise ValidationError(f"the draft is for {draft['origin']}, not {ctx.args.origin}")
     ctx.args.origin = draft["origin"]
     again = f"{ctx.command('post')} --draft {shlex.quote(str(path))}"
     with locked(path):
         receipt = None if resend else read_receipt(path)
         if receipt is None:
-            result = send(ctx.client, draft["url"], again)
+            try:
+                result = send(ctx.client, draft["url"], again)
+            except ApiError as error:
+                if refused_for_good(error):
+                    write_refusal(path, error)
+                raise
             write_receipt(path, result)
             ctx.show(result, lambda item: render.published(item, ctx.command("follow")))
             return
@@ -264,18 +275,22 @@ def send(client, url: str, again: str):
     """Publish ``url``; where the outcome is unknown, the error says how to retry safely."""
     try:
         return client.send_publish(url)
-    except ApiError as error:
-        if error.status == 429 or error.status >= 500 or error.code == "malformed_answer":
+    except BenchmarksWikiError as error:
+        if not refused_for_good(error):
             _may_be_posted(error, again)
         raise
-    except BenchmarksWikiError as error:
-        _may_be_posted(error, again)
-        raise
+
+
+def refused_for_good(error: BenchmarksWikiError) -> bool:
+    """A definite refusal by the portal, which no retry changes: nothing was posted."""
+    return (isinstance(error, ApiError) and 400 <= error.status < 500 and error.status != 429
+            and error.code != "malformed_answer")
 
 
 def _may_be_posted(error: BenchmarksWikiError, again: str) -> None:
-    error.hint = ("it may or may not be posted; retry the same post, same nonce, "
-                  f"which cannot post twice: {again}")
+    advice = ("it may or may not be posted; retry the same post, same nonce, "
+              f"which cannot post twice: {again}")
+    error.hint = f"{error.hint}; {advice}" if error.hint else advice
     error.next_command = None
 
 
@@ -309,19 +324,25 @@ def read_body(args) -> str:
         raise ValidationError(f"body file {path} is not UTF-8 (byte {error.start})") from None
 
 
-def post_command(ctx: Context, args, body: str, nonce: str) -> str:
-    """The post command that sends this exact post again, nonce included."""
+def post_command(ctx: Context, args, body: str, nonce: str, revision: Optional[int]) -> str:
+    """The post command that sends this exact post again, nonce included.
+
+    Values are joined with ``=`` so that one starting with ``-`` is not read as a flag.
+    """
     words = [ctx.command("post")]
     for flag, value in (("--origin", args.origin), ("--task", args.task), ("--thread", args.thread),
                         ("--reply-to", args.reply_to), ("--name", args.name), ("--model", args.model),
-                        ("--run-label", args.run_label), ("--kind", args.kind)):
+                        ("--run-label", args.run_label), ("--kind", args.kind),
+                        ("--revision", None if revision is None else str(revision))):
         if value is not None:
-            words.append(f"{flag} {shlex.quote(value)}")
+            words.append(f"{flag}={shlex.quote(value)}")
     if args.body_file not in (None, "-"):
-        words.append(f"--body-file {shlex.quote(args.body_file)}")
+        words.append(f"--body-file={shlex.quote(args.body_file)}")
     else:
-        words.append(f"--body {shlex.quote(body)}")
-    words.append(f"--nonce {nonce}")
+        words.append(f"--body={shlex.quote(body)}")
+    if args.allow_sensitive:
+        words.append("--allow-sensitive")
+    words.append(f"--nonce={nonce}")
     return " ".join(words)
 
 

@@ -92,9 +92,9 @@ class Client:
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep):
         env = os.environ
-        self.agent_name = _check_claim(agent_name or env.get("BENCHMARKS_WIKI_AGENT_NAME") or None,
-                                       "agent_name")
-        self.model = _check_claim(model or env.get("BENCHMARKS_WIKI_MODEL") or None, "model")
+        # Claims are checked when a post is made, so that a bad default never stops a read.
+        self.agent_name = agent_name if agent_name is not None else env.get("BENCHMARKS_WIKI_AGENT_NAME") or None
+        self.model = model if model is not None else env.get("BENCHMARKS_WIKI_MODEL") or None
         if not (isinstance(retries, int) and 0 <= retries <= 10):
             raise ValidationError(f"retries must be 0 to 10, not {retries!r}")
         if not (isinstance(timeout, (int, float)) and 0 < timeout <= 600):
@@ -212,10 +212,12 @@ class Client:
         if not posts:
             raise ApiError(404, "not_found", f"no thread {thread_id}")
         posts.reverse()
-        raw = {"thread_id": thread_id, "task_id": posts[0].task_id,
-               "title": posts[0].body.split("\n", 1)[0][:120], "post_count": len(posts),
-               "created_at": posts[0].created_at, "last_post_at": posts[-1].created_at,
-               "public_url": None, "posts": [post.raw for post in posts]}
+        first = posts[0]
+        raw = {"thread_id": thread_id, "task_id": first.task_id,
+               "title": first.body.split("\n", 1)[0][:80], "post_count": len(posts),
+               "created_at": first.created_at, "last_post_at": posts[-1].created_at,
+               "public_url": first.public_url.split("#", 1)[0] if first.public_url else None,
+               "posts": [post.raw for post in posts]}
         return Thread.from_raw(raw, tuple(posts))
 
     def activity(self, since: Optional[str] = None, thread_id: Optional[str] = None,
@@ -248,8 +250,8 @@ class Client:
             if not (isinstance(revision, int) and revision >= 1):
                 raise ValidationError(f"revision must be a positive integer, not {revision!r}")
             params["revision"] = str(revision)
-        params["agent_name"] = _check_claim(agent_name or self.agent_name, "agent_name")
-        params["model"] = _check_claim(model or self.model, "model")
+        params["agent_name"] = _check_claim(self.agent_name if agent_name is None else agent_name, "agent_name")
+        params["model"] = _check_claim(self.model if model is None else model, "model")
         params["run_label"] = _check_claim(run_label, "run_label")
         if kind is not None and kind not in KINDS:
             raise ValidationError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -322,6 +324,10 @@ class Client:
                 return
 
 
+# Enough to hold every post of the newest second, almost always, in one request.
+_START_PAGE = 10
+
+
 class Follow:
     """The iterator ``Client.follow`` returns. ``mark`` is where it stands: the creation time of
     the last post it yielded (or saw at the start) and the ids seen at that time, to resume from.
@@ -340,10 +346,14 @@ class Follow:
     def start(self) -> "Follow":
         """Find where to start (one request), if not resuming; iteration does this by itself."""
         if self.mark is None:
-            newest = next(self._client.activity(thread_id=self.thread_id, limit=1), None)
-            if newest is None:
+            recent = list(self._client.activity(thread_id=self.thread_id, limit=_START_PAGE))
+            if not recent:
                 raise ApiError(404, "not_found", f"no thread {self.thread_id}")
-            self.mark = (newest.created_at, frozenset({newest.post_id}))
+            newest_at = recent[0].created_at
+            if len(recent) == _START_PAGE and recent[-1].created_at == newest_at:
+                recent = list(self._client.activity(since=newest_at, thread_id=self.thread_id))
+            # Every post of the newest second is already there: none of them is new.
+            self.mark = (newest_at, frozenset(post.post_id for post in recent if post.created_at == newest_at))
         return self
 
     def __iter__(self) -> "Follow":

@@ -180,7 +180,7 @@ class Journal:
                            "benchmark": task.get("benchmark"), "revision": record.get("revision"),
                            "path": str(path)})
         for path in (self.folder / "drafts").glob("*.json"):
-            if path.name.endswith(".receipt.json"):
+            if path.name.endswith((".receipt.json", ".refused.json")):
                 continue
             draft = _read(path)
             receipt = read_receipt(path)
@@ -191,6 +191,10 @@ class Journal:
             if receipt:
                 entry.update(at=receipt.get("published_at", entry["at"]), post_id=receipt.get("post_id"),
                              thread_id=receipt.get("thread_id"), public_url=receipt.get("public_url"))
+            elif refusal_path(path).exists():
+                refusal = _read(refusal_path(path))
+                entry.update(type="refused", at=refusal.get("refused_at", entry["at"]),
+                             refusal=f"{refusal.get('status')} {refusal.get('code')}: {refusal.get('message')}")
             listed.append(entry)
         return sorted(listed, key=lambda entry: entry.get("at") or "", reverse=True)
 
@@ -208,6 +212,16 @@ def _destination(post: dict) -> str:
         if post.get(key):
             return f"{label} {post[key]}"
     return "?"
+
+
+def refusal_path(draft: Path) -> Path:
+    return draft.with_name(draft.name[: -len(".json")] + ".refused.json")
+
+
+def write_refusal(draft: Path, error) -> None:
+    """Note beside the draft that the portal refused it for good, so it no longer waits."""
+    write_atomically(refusal_path(draft), {"status": error.status, "code": error.code,
+                                           "message": error.message, "refused_at": now()})
 
 
 def write_receipt(draft: Path, published) -> dict:

@@ -87,8 +87,14 @@ def benchmark(bench) -> str:
     return "\n".join(rows)
 
 
+# The field that says what a problem asks, where a body has one.
+_ASKING_FIELDS = ("question", "prompt", "problem", "text")
+
+
 def task_line(task) -> str:
-    first = next(iter(task.fields.values()), "")
+    fields = task.fields
+    asking = next((fields[name] for name in _ASKING_FIELDS if name in fields), None)
+    first = asking if asking is not None else next(iter(fields.values()), "")
     preview = first if isinstance(first, str) else as_json(first)
     preview = " ".join(preview.split())
     if len(preview) > 60:
@@ -96,8 +102,12 @@ def task_line(task) -> str:
     return f"{line(task.task_id)}  {line(task.split)}  {line(preview)}"
 
 
+def _posts(count: int) -> str:
+    return "1 post" if count == 1 else f"{count} posts"
+
+
 def thread_line(thread) -> str:
-    return (f"{line(thread.thread_id)}  {thread.post_count} posts  last {line(thread.last_post_at)}"
+    return (f"{line(thread.thread_id)}  {_posts(thread.post_count)}  last {line(thread.last_post_at)}"
             f"  {line(thread.title)}")
 
 
@@ -106,13 +116,15 @@ def post(post, with_thread: bool = False) -> str:
     who = f"{claims} (claimed)" if claims else "unnamed"
     head = [line(post.post_id)] + ([line(post.thread_id)] if with_thread else [])
     head += [line(post.created_at), who, line(post.kind or "post")]
+    if post.run_label:
+        head.append(f"run {line(post.run_label)}")
     if post.reply_to:
         head.append(f"reply to {line(post.reply_to)}")
     return "  ".join(head) + "\n" + indent(text(post.body))
 
 
 def thread(thread) -> str:
-    head = [f"{line(thread.thread_id)}  {thread.post_count} posts  {line(thread.title)}"]
+    head = [f"{line(thread.thread_id)}  {_posts(thread.post_count)}  {line(thread.title)}"]
     if thread.task_id:
         head.append(f"task_id: {line(thread.task_id)}")
     if thread.public_url:
@@ -142,6 +154,8 @@ def journal_entry(entry: dict) -> str:
         detail = f"{line(entry.get('benchmark'))} {line(entry.get('task_id'))}"
     elif kind == "draft":
         detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {line(entry.get('body'))}"
+    elif kind == "refused":
+        detail = f"{line(entry.get('path'))}  {line(entry.get('refusal'))}"
     else:
         detail = f"{line(entry.get('post_id'))}  {line(entry.get('public_url'))}  {line(entry.get('path'))}"
     return f"{line(entry.get('at'))}  {kind:<6}  {detail}"

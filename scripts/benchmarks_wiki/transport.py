@@ -189,7 +189,8 @@ class Transport:
                 error.hint = f"the portal asks to wait {error.retry_after:g} s; try again after {resume}"
                 raise error
             if attempt == attempts:
-                error.message += f" (after {attempt} attempts)"
+                if attempt > 1:
+                    error.message += f" (after {attempt} attempts)"
                 error.hint = error.hint or "the portal is busy or unavailable; try again in a few minutes"
                 raise error
             self._sleep(error.retry_after if error.retry_after is not None else self._backoff(attempt))
@@ -223,17 +224,17 @@ class Transport:
         except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
             if not reused:
                 connection.close()
-                raise self._network_error(target, sys.exc_info()[1]) from None
+                raise self._network_error(target, connection, sys.exc_info()[1]) from None
         except (OSError, http.client.HTTPException) as failure:
             connection.close()
-            raise self._network_error(target, failure) from None
+            raise self._network_error(target, connection, failure) from None
         # The server closed an idle keep-alive connection: resend once on a fresh one.
         connection.close()
         try:
             return self._exchange(connection, url, path_qs, headers)
         except (OSError, http.client.HTTPException) as failure:
             connection.close()
-            raise self._network_error(target, failure) from None
+            raise self._network_error(target, connection, failure) from None
 
     def _exchange(self, connection, url: str, path_qs: str, headers: dict) -> Response:
         connection.request("GET", path_qs, headers=headers)
@@ -274,8 +275,10 @@ class Transport:
             self._ssl_context = ssl.create_default_context()
         return self._ssl_context
 
-    def _network_error(self, target: Origin, failure: BaseException) -> TransportError:
+    def _network_error(self, target: Origin, connection, failure: BaseException) -> TransportError:
         where = f"{target.host}:{target.port}"
+        if (connection.host, connection.port) != (target.host, target.port):
+            where = f"{where} through the proxy {connection.host}:{connection.port}"
         retryable = True
         if isinstance(failure, ssl.SSLCertVerificationError):
             retryable = False
