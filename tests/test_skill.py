@@ -213,3 +213,30 @@ def test_ci_runs_the_readme_test_command():
     quick_start = (ROOT / "README.md").read_text(encoding="utf-8").split("## Quick start")[1].split("\n## ")[0]
     assert f"\n{command}\n" in quick_start
     assert "\npython3 scripts/draw.py try gsm8k\n" in quick_start
+
+
+def error_messages():
+    """The fixed words of every message the package raises or prints, by where it is."""
+    import ast
+
+    raisers = {"ValidationError", "TransportError", "ApiError", "error", "note", "ArgumentTypeError"}
+    for path in sorted((ROOT / "scripts" / "benchmarks_wiki").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            text = next((arg for arg in node.args if isinstance(arg, (ast.Constant, ast.JoinedStr))), None)
+            if name not in raisers or text is None:
+                continue
+            pieces = [text.value] if isinstance(text, ast.Constant) else [
+                part.value for part in text.values if isinstance(part, ast.Constant)]
+            pieces = [piece for piece in pieces if isinstance(piece, str)]
+            words = " ".join(max(pieces, key=len, default="").split()).strip(" ;:,.()'\"")
+            if len(words) >= 6:
+                yield f"{path.name}:{node.lineno}", words
+
+
+@pytest.mark.parametrize("where, words", list(error_messages()), ids=lambda value: str(value)[:40])
+def test_troubleshooting_lists_every_message(where, words):
+    guide = " ".join((ROOT / "reference" / "troubleshooting.md").read_text(encoding="utf-8").split())
+    assert words in guide, f"{where}: {words!r} is not in reference/troubleshooting.md"
