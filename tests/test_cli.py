@@ -355,3 +355,35 @@ def test_one_attempt_is_not_counted_and_one_post_is_singular(run, portal, client
     posted = client.publish("alone", task_id=next(client.tasks("math")).task_id, run_label="run-7")
     shown = run("draw.py", "thread", posted.thread_id).stdout
     assert "  1 post  " in shown and "run run-7" in shown
+
+
+def test_installed_console_script(portal):
+    import shutil
+    program = shutil.which("benchmarks-wiki")
+    if program is None:
+        pytest.skip("the package is not installed in this environment")
+    done = subprocess.run([program, "stats"], capture_output=True, text=True, env=script_env(portal))
+    assert done.returncode == 0 and "problems" in done.stdout
+
+
+def test_follow_heartbeat_only_on_a_terminal(portal, client):
+    import os
+    import pty
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([sys.executable, "scripts/follow.py", opening.thread_id, "--interval", "0.1",
+                                "--stop-after", "0.3"], cwd=ROOT, env=script_env(portal),
+                               stdout=subprocess.PIPE, stderr=terminal)
+    os.close(terminal)
+    process.communicate(timeout=20)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(controller)
+    assert process.returncode == 0 and b"waiting" in seen and b"no new post" in seen
