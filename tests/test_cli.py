@@ -387,3 +387,26 @@ def test_follow_heartbeat_only_on_a_terminal(portal, client):
         seen += chunk
     os.close(controller)
     assert process.returncode == 0 and b"waiting" in seen and b"no new post" in seen
+
+
+def test_the_retry_command_carries_every_field_as_sent(run, portal, task_id):
+    env = script_env(portal, BENCHMARKS_WIKI_AGENT_NAME="env-bot")
+    done = run("post.py", "--task", task_id, "--body", "line one\nline 'two'", "--no-journal", "--dry-run",
+               env=env)
+    command = done.stderr.split("to publish exactly this: ")[1].strip()
+    assert "--name=env-bot" in command and f"--origin={portal.origin}" in command
+    assert "\n" not in command and done.stderr.count("\n") == 1
+    first = subprocess.run(command, shell=True, executable="/bin/bash", capture_output=True, text=True,
+                           cwd=ROOT, env=script_env())
+    again = subprocess.run(command, shell=True, executable="/bin/bash", capture_output=True, text=True,
+                           cwd=ROOT, env=script_env())
+    assert first.returncode == 0 and again.stdout.startswith("already posted with this nonce")
+    assert portal.published == 1 and portal.requests[-1].params["body"] == "line one\nline 'two'"
+
+
+@pytest.mark.parametrize("args", [["draw.py", "benchmark", "no\nsuch"], ["draw.py", "try", "no\x1b[31msuch"],
+                                  ["post.py", "--task", TASK, "--body-file", "x\ny"]])
+def test_every_error_is_one_harmless_line(run, args):
+    done = run(*args)
+    assert done.returncode in (1, 2)
+    assert "\x1b" not in one_line(done.stderr)

@@ -222,7 +222,8 @@ def test_credentials_in_the_environment_are_never_sent(run, portal, task_id):
 @pytest.mark.parametrize("make, words", [
     (lambda path: path.mkdir(), "is a directory"),
     (lambda path: path.write_bytes(b"caf\xe9"), "not UTF-8"),
-    (lambda path: path.write_bytes(b"x" * 100000), "over 8192 bytes"),
+    (lambda path: path.write_bytes(b"x" * 100000), "over 65536 bytes"),
+    (lambda path: path.write_bytes(b"x" * 2049 + b"\n" * 9000), "2049 bytes"),
     (lambda path: path.write_text("   \n\n"), "empty"),
 ])
 def test_bad_body_files(run, portal, tmp_path, make, words):
@@ -332,3 +333,51 @@ def test_a_refusing_proxy_is_named(portal, monkeypatch, tls, fake_time):
     monkeypatch.setenv("https_proxy", f"http://127.0.0.1:{port}")
     with pytest.raises(TransportError, match=f"through the proxy 127.0.0.1:{port}"):
         Client(portal.origin, ssl_context=tls, sleep=fake_time.sleep).stats()
+
+
+def test_a_body_file_that_normalises_under_the_limit_is_accepted(run, portal, task_id, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_bytes(b"result\r\n" + b"\n" * 9000)
+    assert run("post.py", "--task", task_id, "--body-file", str(notes)).returncode == 0
+    assert portal.requests[-1].params["body"] == "result"
+
+
+def test_ctrl_c_during_a_post_without_journal_says_how_to_retry(portal, task_id):
+    portal.stall_next(30)
+    process = subprocess.Popen([sys.executable, "scripts/post.py", "--task", task_id, "--body", "x",
+                                "--no-journal"], cwd=ROOT, env=script_env(portal),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while portal.published == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(2)
+    out, err = process.communicate(timeout=10)
+    assert process.returncode == 130
+    assert "interrupted; it may or may not be posted" in one_line(err) and "--nonce=" in err
+
+
+def test_a_304_with_a_content_length_is_not_a_failure(client, portal):
+    first = client.catalog()
+    portal.raw_next(304, b"", None, headers={"Content-Length": "52", "ETag": "x"})
+    assert client.catalog() == first
+    assert len(portal.requests) == 2
+
+
+def test_a_strange_retry_after_is_ignored(client, portal, fake_time):
+    portal.fail_next(503, times=1, retry_after="\u00b2")
+    assert client.stats()
+    assert len(fake_time.slept) == 1 and fake_time.slept[0] <= 0.5
+
+
+def test_a_malformed_catalogue_in_text_exits_1(run, portal):
+    portal.raw_next(200, b'{"stats": {"problems": 1}, "benchmarks": []}', "application/json")
+    done = run("draw.py", "catalog")
+    assert done.returncode == 1 and "malformed_answer" in one_line(done.stderr)
+
+
+def test_a_bad_proxy_refuses_the_post_before_anything_is_sent(run, portal, task_id):
+    env = script_env(portal, https_proxy="socks5://127.0.0.1:1080")
+    for extra in ([], ["--dry-run"]):
+        done = run("post.py", "--task", task_id, "--body", "x", *extra, env=env)
+        assert done.returncode == 2 and "may or may not" not in one_line(done.stderr)
+    assert portal.requests == []

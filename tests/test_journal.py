@@ -248,3 +248,61 @@ def test_draft_origin_may_be_written_another_way(run, portal, draft):
     assert run("post.py", "--draft", str(draft), "--origin", same).returncode == 0
     other = run("post.py", "--draft", str(draft), "--origin", "https://elsewhere.example")
     assert other.returncode == 2 and "the draft is for" in other.stderr
+
+
+def test_drafts_renamed_by_hand_keep_their_own_receipts(run, portal, task_id, tmp_path):
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    for name, body in (("post-one", "first"), ("post-two", "second")):
+        made = run("post.py", "--task", task_id, "--body", body, "--dry-run")
+        Path(made.stderr.split("--draft ")[1].strip()).rename(keep / name)
+    assert run("post.py", "--draft", str(keep / "post-one")).returncode == 0
+    assert run("post.py", "--draft", str(keep / "post-two")).stdout.startswith("posted ")
+    assert portal.published == 2
+
+
+def test_a_receipt_of_another_draft_is_refused(run, portal, draft, task_id):
+    assert run("post.py", "--draft", str(draft)).returncode == 0
+    other = run("post.py", "--task", task_id, "--body", "other", "--dry-run")
+    other_path = Path(other.stderr.split("--draft ")[1].strip())
+    other_path.replace(draft)
+    done = run("post.py", "--draft", str(draft))
+    assert done.returncode == 2 and "belongs to another draft" in done.stderr and portal.published == 1
+
+
+def test_a_rerun_prints_the_portal_shape_in_json(run, portal, draft):
+    first = json.loads(run("post.py", "--draft", str(draft), "--json").stdout)
+    again = json.loads(run("post.py", "--draft", str(draft), "--json").stdout)
+    assert first["created"] is True and again == {"created": False, "post": first["post"]}
+
+
+def test_journal_write_failures_never_hide_a_published_post(run, portal, task_id, tmp_path, monkeypatch,
+                                                           capsys):
+    journal = tmp_path / "state" / "benchmarks-wiki"
+    (journal / "draws" / f"{task_id}.json").mkdir(parents=True)
+    drawn = run("draw.py", "task", task_id)
+    assert drawn.returncode == 0 and "journal: cannot write" in drawn.stderr and "Traceback" not in drawn.stderr
+
+    from benchmarks_wiki import cli, journal as journal_module
+    real_write = journal_module.write_atomically
+
+    def disk_full_for_receipts(path, content):
+        if path.name.endswith(".receipt.json"):
+            raise OSError(28, "No space left on device")
+        real_write(path, content)
+
+    monkeypatch.setattr(journal_module, "write_atomically", disk_full_for_receipts)
+    monkeypatch.setenv("BENCHMARKS_WIKI_ORIGIN", portal.origin)
+    monkeypatch.setenv("SSL_CERT_FILE", portal.ca_file)
+    code = cli.main(["--task", task_id, "--body", "x"], view="post")
+    out, err = capsys.readouterr()
+    assert code == 0 and out.startswith("posted p_") and portal.published == 1
+    assert "No space left on device" in err and "no receipt was written" in err
+
+
+def test_a_task_id_from_the_portal_never_names_a_file_outside_the_journal(run, portal, tmp_path):
+    hostile = {"task_id": "../../escaped", "benchmark": "gsm8k", "key": "k", "body": {"question": "q"}}
+    portal.raw_next(200, json.dumps(hostile).encode(), "application/json")
+    done = run("draw.py", "task", "317ef6cc-69a8-59a3-a347-e37d3399eb10")
+    assert done.returncode == 0
+    assert not list(tmp_path.rglob("escaped*"))

@@ -12,10 +12,11 @@ import os
 import shlex
 import sys
 from collections import namedtuple
+from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Optional
 
 from . import __version__, render
-from .errors import ApiError, BenchmarksWikiError, ValidationError
+from .errors import ApiError, BenchmarksWikiError, TransportError, ValidationError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -53,32 +54,47 @@ class Context:
         self.view = view
         self.json = args.json
         self._client = None
-        self._journal = False
+        self._journal_broken = False
 
     @property
     def client(self):
+        return self.client_for(self.args.origin)
+
+    def client_for(self, origin: Optional[str]):
+        """The one client of this command, made on first use (a publish of a draft names its origin)."""
         if self._client is None:
             from .client import Client
 
-            self._client = Client(self.args.origin, getattr(self.args, "name", None),
+            self._client = Client(origin, getattr(self.args, "agent_name", None),
                                   getattr(self.args, "model", None), retries=self.args.retries,
                                   timeout=self.args.timeout, sleep=self._sleep)
         return self._client
 
-    @property
+    @cached_property
     def journal(self):
         """The journal, or None when it is turned off or cannot be written (said once)."""
-        if self._journal is False:
-            self._journal = None
-            if not self.args.no_journal:
-                from .journal import Journal, default_folder, folder_at
+        if self.args.no_journal:
+            return None
+        from .journal import Journal, folder
 
-                folder = folder_at(self.args.journal) if self.args.journal else default_folder()
-                try:
-                    self._journal = Journal.open(folder)
-                except OSError as error:
-                    self.note(f"journal off: cannot write {folder} ({error.strerror or error})")
-        return self._journal
+        where = folder(self.args.journal)
+        try:
+            return Journal.open(where)
+        except OSError as error:
+            self.note(f"journal off: cannot write {where} ({error.strerror or error})")
+            return None
+
+    def journal_write(self, action: str, *arguments):
+        """Run one of the journal's writes; a failure is said once, and never stops the command."""
+        if self.journal is None or self._journal_broken:
+            return None
+        try:
+            return getattr(self.journal, action)(*arguments) or True
+        except OSError as error:
+            self._journal_broken = True
+            self.note(f"journal: cannot write in {self.journal.folder} ({error.strerror or error}); "
+                      "going on without it")
+            return None
 
     def _sleep(self, seconds: float) -> None:
         import time
@@ -136,8 +152,7 @@ def run_try(ctx: Context, args) -> None:
 
 
 def show_drawn(ctx: Context, task) -> None:
-    if ctx.journal:
-        ctx.journal.record_draw(task)
+    ctx.journal_write("record_draw", task)
     ctx.show(task, lambda item: render.task(item, ctx.command("post")))
 
 
@@ -170,10 +185,10 @@ def run_catalog(ctx: Context, args) -> None:
     if ctx.json:
         ctx.out(render.as_json(catalogue))
         return
-    from .models import Benchmark, Stats
+    from .models import Benchmark, Stats, parse
 
-    rows = [render.stats(Stats.from_raw(catalogue.get("stats")))]
-    rows += [render.benchmark_line(Benchmark.from_raw(raw)) for raw in catalogue.get("benchmarks") or ()]
+    rows = [render.stats(parse(Stats, catalogue.get("stats")))]
+    rows += [render.benchmark_line(parse(Benchmark, raw)) for raw in catalogue.get("benchmarks") or ()]
     ctx.out("\n".join(rows))
 
 
@@ -182,7 +197,7 @@ def run_search(ctx: Context, args) -> None:
 
 
 def run_threads(ctx: Context, args) -> None:
-    ctx.show_list(ctx.client.threads(task_id=args.task, limit=_more(args.limit)),
+    ctx.show_list(ctx.client.threads(task_id=args.task_id, limit=_more(args.limit)),
                   render.thread_line, args.limit)
 
 
@@ -193,6 +208,19 @@ def run_thread(ctx: Context, args) -> None:
 def run_activity(ctx: Context, args) -> None:
     posts = ctx.client.activity(since=args.since, limit=_more(args.limit))
     ctx.show_list(posts, lambda post: render.post(post, with_thread=True) + "\n", args.limit)
+
+
+# The fields of a post and their flags: one list for the parser's checks, the draft and the
+# command that retries a post.
+POST_FIELDS = (("task_id", "--task"), ("thread_id", "--thread"), ("reply_to", "--reply-to"),
+               ("revision", "--revision"), ("agent_name", "--name"), ("model", "--model"),
+               ("run_label", "--run-label"), ("kind", "--kind"))
+
+
+class Interrupted(BenchmarksWikiError):
+    """Ctrl-C while a publish was under way: the outcome is unknown, as after a network failure."""
+
+    exit_code = EXIT_INTERRUPTED
 
 
 def run_post(ctx: Context, args) -> None:
@@ -206,29 +234,28 @@ def run_post(ctx: Context, args) -> None:
     body = normalise_body(read_body(args))
     if not args.allow_sensitive:
         refuse_sensitive(body)
-    nonce = args.nonce or new_nonce()
-    journal = ctx.journal
-    revision = args.revision
-    if revision is None and journal and args.task:
-        revision = journal.drawn_revision(args.task)
-    post = {"task_id": args.task, "thread_id": args.thread, "reply_to": args.reply_to,
-            "revision": revision, "run_label": args.run_label, "kind": args.kind}
-    url = ctx.client.publish_url(body, nonce=nonce, **post)
-    if journal:
-        post.update(body=body, agent_name=ctx.client.agent_name, model=ctx.client.model)
-        draft = journal.write_draft(ctx.client.origin, url, nonce, post)
-        again = f"{ctx.command('post')} --draft {shlex.quote(str(draft))}"
+    client, journal = ctx.client, ctx.journal
+    post = {field: getattr(args, field) for field, _ in POST_FIELDS}
+    post.update(agent_name=client.agent_name, model=client.model)
+    if post["revision"] is None and journal and post["task_id"]:
+        post["revision"] = journal.drawn_revision(post["task_id"])
+    nonce = new_nonce() if args.nonce is None else args.nonce
+    url = client.publish_url(body, nonce=nonce, **post)
+    written = ctx.journal_write("write_draft", client.origin, url, nonce, dict(post, body=body))
+    if written:
+        path, draft = written
+        again = f"{ctx.command('post')} --draft {shlex.quote(str(path))}"
     else:
-        again = post_command(ctx, args, body, nonce, revision)
+        again = retry_command(ctx, client.origin, post, body, nonce)
     if args.dry_run:
         ctx.out(url)
-        claimed = ctx.client.agent_name or "no agent name"
+        claimed = client.agent_name or "no agent name"
         ctx.note(f"nothing sent. It is public at once when published, as {claimed}; "
                  f"to publish exactly this: {again}")
-    elif journal:
-        publish_draft(ctx, draft, resend=False)
+    elif written:
+        publish_draft(ctx, path, resend=False, draft=draft)
     else:
-        ctx.show(send(ctx.client, url, again), lambda item: render.published(item, ctx.command("follow")))
+        ctx.show(send(client, url, again), lambda item: render.published(item, ctx.command("follow")))
 
 
 def refuse_sensitive(body: str) -> None:
@@ -242,31 +269,31 @@ def refuse_sensitive(body: str) -> None:
                               hint="remove it, or add --allow-sensitive if it is meant to be public")
 
 
-def publish_draft(ctx: Context, path: Path, resend: bool) -> None:
+def publish_draft(ctx: Context, path: "Path", resend: bool, draft: Optional[dict] = None) -> None:
     """Send a draft exactly as written, once: a draft with a receipt is not sent again."""
-    from .journal import load_draft, locked, read_receipt, write_receipt, write_refusal
-
+    from .journal import load_draft, locked, read_receipt
     from .transport import parse_origin
 
-    draft = load_draft(path)
+    draft = draft or load_draft(path)
     if ctx.args.origin and str(parse_origin(ctx.args.origin)) != draft["origin"]:
         raise ValidationError(f"the draft is for {draft['origin']}, not {ctx.args.origin}")
-    ctx.args.origin = draft["origin"]
+    client = ctx.client_for(draft["origin"])
     again = f"{ctx.command('post')} --draft {shlex.quote(str(path))}"
     with locked(path):
-        receipt = None if resend else read_receipt(path)
+        receipt = None if resend else read_receipt(path, draft)
         if receipt is None:
             try:
-                result = send(ctx.client, draft["url"], again)
+                result = send(client, draft["url"], again)
             except ApiError as error:
                 if refused_for_good(error):
-                    write_refusal(path, error)
+                    ctx.journal_write("write_refusal", path, error)
                 raise
-            write_receipt(path, result)
+            if not ctx.journal_write("write_receipt", path, draft, result):
+                ctx.note(f"the post is published, but no receipt was written beside {path}")
             ctx.show(result, lambda item: render.published(item, ctx.command("follow")))
             return
     if ctx.json:
-        ctx.out(render.as_json(receipt))
+        ctx.out(render.as_json({"created": False, "post": receipt["post"]}))
     else:
         ctx.out(render.receipt(receipt, path, ctx.command("follow")))
 
@@ -275,10 +302,20 @@ def send(client, url: str, again: str):
     """Publish ``url``; where the outcome is unknown, the error says how to retry safely."""
     try:
         return client.send_publish(url)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted", hint=_retry_advice(again)) from None
     except BenchmarksWikiError as error:
-        if not refused_for_good(error):
-            _may_be_posted(error, again)
+        if outcome_unknown(error):
+            error.hint = f"{error.hint}; {_retry_advice(again)}" if error.hint else _retry_advice(again)
+            error.next_command = None
         raise
+
+
+def outcome_unknown(error: BenchmarksWikiError) -> bool:
+    """Whether the request may have been recorded although it failed."""
+    if isinstance(error, ApiError):
+        return not refused_for_good(error)
+    return isinstance(error, TransportError) or getattr(error, "answered", False)
 
 
 def refused_for_good(error: BenchmarksWikiError) -> bool:
@@ -287,79 +324,86 @@ def refused_for_good(error: BenchmarksWikiError) -> bool:
             and error.code != "malformed_answer")
 
 
-def _may_be_posted(error: BenchmarksWikiError, again: str) -> None:
-    advice = ("it may or may not be posted; retry the same post, same nonce, "
-              f"which cannot post twice: {again}")
-    error.hint = f"{error.hint}; {advice}" if error.hint else advice
-    error.next_command = None
+def _retry_advice(again: str) -> str:
+    return f"it may or may not be posted; retry the same post, same nonce, which cannot post twice: {again}"
+
+
+# Far past the limit, since normalisation can drop line endings and trailing whitespace;
+# a file larger than this is refused without reading the rest.
+BODY_FILE_CEILING = 64 * 1024
 
 
 def read_body(args) -> str:
     if args.body is not None:
         return args.body
-    from .transport import MAX_BODY_BYTES
-
-    # Normalisation can only shrink a body, so a file this much larger cannot fit.
-    ceiling = 4 * MAX_BODY_BYTES
     path = args.body_file
     try:
         if path == "-":
-            data = sys.stdin.buffer.read(ceiling + 1)
+            data = sys.stdin.buffer.read(BODY_FILE_CEILING + 1)
         else:
             with open(path, "rb") as handle:
-                data = handle.read(ceiling + 1)
+                data = handle.read(BODY_FILE_CEILING + 1)
     except FileNotFoundError:
         raise ValidationError(f"body file {path}: no such file") from None
     except IsADirectoryError:
         raise ValidationError(f"body file {path}: is a directory") from None
     except OSError as error:
         raise ValidationError(f"body file {path}: {error.strerror or error}") from None
-    if len(data) > ceiling:
-        raise ValidationError(f"body file {path} is over {ceiling} bytes; the limit is "
-                              f"{MAX_BODY_BYTES} bytes of UTF-8",
-                              hint="post the argument and link the long material")
+    if len(data) > BODY_FILE_CEILING:
+        raise ValidationError(f"body file {path} is over {BODY_FILE_CEILING} bytes; the limit is "
+                              "2048 bytes of UTF-8", hint="post the argument and link the long material")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ValidationError(f"body file {path} is not UTF-8 (byte {error.start})") from None
 
 
-def post_command(ctx: Context, args, body: str, nonce: str, revision: Optional[int]) -> str:
-    """The post command that sends this exact post again, nonce included.
+def retry_command(ctx: Context, origin: str, post: dict, body: str, nonce: str) -> str:
+    """The post command that sends this exact post again, from any shell: every field as
+    sent, claims and origin included, values joined with ``=`` so that none reads as a flag."""
+    from .client import DEFAULT_ORIGIN
 
-    Values are joined with ``=`` so that one starting with ``-`` is not read as a flag.
-    """
     words = [ctx.command("post")]
-    for flag, value in (("--origin", args.origin), ("--task", args.task), ("--thread", args.thread),
-                        ("--reply-to", args.reply_to), ("--name", args.name), ("--model", args.model),
-                        ("--run-label", args.run_label), ("--kind", args.kind),
-                        ("--revision", None if revision is None else str(revision))):
-        if value is not None:
-            words.append(f"{flag}={shlex.quote(value)}")
-    if args.body_file not in (None, "-"):
-        words.append(f"--body-file={shlex.quote(args.body_file)}")
-    else:
-        words.append(f"--body={shlex.quote(body)}")
-    if args.allow_sensitive:
+    if origin != DEFAULT_ORIGIN:
+        words.append(f"--origin={origin}")
+    words += [f"{flag}={shell_word(str(post[field]))}" for field, flag in POST_FIELDS
+              if post[field] is not None]
+    words.append(f"--body={shell_word(body)}")
+    if ctx.args.allow_sensitive:
         words.append("--allow-sensitive")
-    words.append(f"--nonce={nonce}")
+    words += ["--no-journal", f"--nonce={nonce}"]
     return " ".join(words)
+
+
+def shell_word(value: str) -> str:
+    """One shell word on one line: $'...' where the value holds a line break or a control."""
+    if value.isprintable():
+        return shlex.quote(value)
+    escaped = []
+    for character in value:
+        if character in "\\'":
+            escaped.append("\\" + character)
+        elif character.isprintable():
+            escaped.append(character)
+        else:
+            code = ord(character)
+            escaped.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+    return "$'" + "".join(escaped) + "'"
 
 
 def run_follow(ctx: Context, args) -> None:
     journal = ctx.journal
     mark = journal.follow_mark(args.thread_id) if journal and args.resume else None
     if args.resume and mark is None:
-        ctx.note(f"no record of following {args.thread_id}; starting from its newest post")
+        why = "no record of following" if journal else "the journal is off; not resuming"
+        ctx.note(f"{why} {args.thread_id}; starting from its newest post")
     since, seen = mark or (None, ())
     following = ctx.client.follow(args.thread_id, interval=args.interval, timeout=args.stop_after,
                                   since=since, seen=seen).start()
-    if journal:
-        journal.save_follow_mark(args.thread_id, following.mark)
+    ctx.journal_write("save_follow_mark", args.thread_id, following.mark)
     for post in following:
         ctx.show(post, lambda item: render.post(item) + "\n")
-        if journal:
-            journal.save_follow_mark(args.thread_id, following.mark)
+        ctx.journal_write("save_follow_mark", args.thread_id, following.mark)
     ctx.note(f"no new post for {args.stop_after:g} s; stopped")
 
 
@@ -395,19 +439,19 @@ COMMANDS = (
     Command("search", READ, "search the portal (its HTML page, as it is)", run_search,
             (arg("query"),)),
     Command("threads", READ, "discussions, newest activity first", run_threads,
-            (arg("--task", metavar="TASK_ID", help="only those on this problem"), _LIMIT)),
+            (arg("--task", dest="task_id", metavar="TASK_ID", help="only those on this problem"), _LIMIT)),
     Command("thread", READ, "one discussion with all its posts", run_thread,
             (arg("thread_id", metavar="THREAD_ID"),), when_missing=("threads",)),
     Command("activity", READ, "posts across the site, newest first", run_activity,
             (arg("--since", metavar="TS", help="only posts at or after TS (2026-01-01T00:00:00Z)"),
              _LIMIT)),
     Command("post", WRITE, "publish a post: public at once, under the name you claim", run_post,
-            (arg("--task", metavar="TASK_ID", help="post on a problem, opening a thread"),
-             arg("--thread", metavar="THREAD_ID", help="post in an existing thread"),
+            (arg("--task", dest="task_id", metavar="TASK_ID", help="post on a problem, opening a thread"),
+             arg("--thread", dest="thread_id", metavar="THREAD_ID", help="post in an existing thread"),
              arg("--reply-to", metavar="POST_ID", help="reply to a post, in its thread"),
              arg("--body", metavar="TEXT", help="the post, at most 2048 bytes of UTF-8"),
              arg("--body-file", metavar="PATH", help="read the post from PATH, or - for stdin"),
-             arg("--name", metavar="NAME", help="agent name to claim (unverified)"),
+             arg("--name", dest="agent_name", metavar="NAME", help="agent name to claim (unverified)"),
              arg("--model", metavar="MODEL", help="model to claim (unverified)"),
              arg("--run-label", metavar="LABEL"),
              arg("--kind", choices=("result", "note", "question")),
@@ -527,23 +571,21 @@ def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> None:
 
 def _check_post(parser: argparse.ArgumentParser, args) -> None:
     if args.draft is not None:
-        others = [flag for flag, value in (
-            ("--task", args.task), ("--thread", args.thread), ("--reply-to", args.reply_to),
-            ("--body", args.body), ("--body-file", args.body_file), ("--name", args.name),
-            ("--model", args.model), ("--run-label", args.run_label), ("--kind", args.kind),
-            ("--revision", args.revision), ("--nonce", args.nonce), ("--dry-run", args.dry_run or None),
-            ("--allow-sensitive", args.allow_sensitive or None))
-            if value is not None]
-        if others:
-            parser.error(f"--draft holds the whole post; drop {' '.join(others)}")
+        given = [flag for field, flag in (*POST_FIELDS, ("body", "--body"), ("body_file", "--body-file"),
+                                          ("nonce", "--nonce"))
+                 if getattr(args, field) is not None]
+        given += [flag for flag, on in (("--dry-run", args.dry_run), ("--allow-sensitive", args.allow_sensitive))
+                  if on]
+        if given:
+            parser.error(f"--draft holds the whole post; drop {' '.join(given)}")
         return
     if args.resend:
         parser.error("--resend goes with --draft")
     if (args.body is None) == (args.body_file is None):
         parser.error("give exactly one of --body and --body-file")
-    if args.task is not None and (args.thread is not None or args.reply_to is not None):
+    if args.task_id is not None and (args.thread_id is not None or args.reply_to is not None):
         parser.error("--task goes with neither --thread nor --reply-to: a post goes on a problem or into a thread")
-    if args.task is None and args.thread is None and args.reply_to is None:
+    if args.task_id is None and args.thread_id is None and args.reply_to is None:
         parser.error("give a destination: --task, --thread or --reply-to")
 
 
@@ -561,7 +603,8 @@ def main(argv=None, view: str = "benchmarks-wiki") -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = chosen.parser(argv)
     for stream in (sys.stdout, sys.stderr):
-        stream.reconfigure(errors="backslashreplace")
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         args = parser.parse_args(argv)
         check = getattr(args, "_check", None)
@@ -581,7 +624,7 @@ def main(argv=None, view: str = "benchmarks-wiki") -> int:
             if args.command.when_missing:
                 error.hint = error.hint or "see what exists with"
                 error.next_command = args.command.when_missing
-        sys.stderr.write(f"{chosen.prog}: error: {error.describe(chosen.spell)}\n")
+        sys.stderr.write(f"{chosen.prog}: error: {render.line(error.describe(chosen.spell))}\n")
         return error.exit_code
     except KeyboardInterrupt:
         sys.stderr.write(f"\n{chosen.prog}: interrupted\n")

@@ -11,7 +11,8 @@ from typing import Callable, Iterable, Iterator, Optional, Union
 from urllib.parse import quote
 
 from .errors import ApiError, ValidationError
-from .models import Benchmark, Malformed, Post, Published, Stats, Task, Thread
+from .models import Benchmark, Post, Published, Stats, Task, Thread
+from .models import parse as _parse
 from .transport import MAX_BODY_BYTES, Response, Transport
 
 DEFAULT_ORIGIN = "https://benchmarks.wiki"
@@ -261,7 +262,7 @@ class Client:
 
     def publish(self, body: str, *, nonce: Optional[str] = None, **destination_and_claims) -> Published:
         """Post publicly, at once. Retried with the same nonce, so a retry is never a second post."""
-        url = self.publish_url(body, nonce=nonce or new_nonce(), **destination_and_claims)
+        url = self.publish_url(body, nonce=nonce, **destination_and_claims)
         return self.send_publish(url)
 
     def send_publish(self, url: str) -> Published:
@@ -397,10 +398,3 @@ def _list_of(page, key: str, status: int = 200) -> list:
     if not isinstance(page, dict) or not isinstance(page.get(key), list):
         raise ApiError(status, "malformed_answer", f"the answer has no list of {key}")
     return page[key]
-
-
-def _parse(model, raw, status: int = 200, **context):
-    try:
-        return model.from_raw(raw, **context)
-    except Malformed as error:
-        raise ApiError(status, "malformed_answer", f"the portal's answer could not be read: {error}") from None

@@ -41,8 +41,6 @@ class BenchmarksWikiError(Exception):
 class ApiError(BenchmarksWikiError):
     """The portal answered with an error, or with an answer the client could not read."""
 
-    exit_code = 1
-
     def __init__(self, status: int, code: str, message: str, hint: Optional[str] = None,
                  retry_after: Optional[float] = None, next_command: Optional[Sequence[str]] = None):
         super().__init__(message, hint, next_command)
@@ -67,3 +65,5 @@ class ValidationError(BenchmarksWikiError):
     """The client refused the request, almost always before sending anything."""
 
     exit_code = 2
+    # True for the one refusal that comes after an answer: a redirect it would not follow.
+    answered = False

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Iterator, Optional
@@ -18,14 +19,13 @@ from typing import Iterator, Optional
 from .errors import ValidationError
 
 DRAFT_FORMAT = "benchmarks-wiki draft 1"
+# Task ids name files here, and they come from the portal: only a UUID is used as a name.
+_TASK_ID = re.compile(r"\A[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\Z")
 
 
-def folder_at(text: str) -> Path:
-    return Path(text).expanduser()
-
-
-def default_folder() -> Path:
-    chosen = os.environ.get("BENCHMARKS_WIKI_JOURNAL")
+def folder(explicit: Optional[str] = None) -> Path:
+    """``--journal DIR``, else $BENCHMARKS_WIKI_JOURNAL, else the XDG state folder."""
+    chosen = explicit or os.environ.get("BENCHMARKS_WIKI_JOURNAL")
     if chosen:
         return Path(chosen).expanduser()
     state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
@@ -49,6 +49,12 @@ def write_atomically(path: Path, content: dict) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    with contextlib.suppress(OSError, AttributeError):  # the rename itself, where a folder can be synced
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
 
 
 def digest(fields: dict) -> str:
@@ -59,8 +65,10 @@ def digest(fields: dict) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-def receipt_path(draft: Path) -> Path:
-    return draft.with_name(draft.name[: -len(".json")] + ".receipt.json")
+def beside(draft: Path, suffix: str) -> Path:
+    """The file that goes with a draft: its receipt, refusal or lock."""
+    base = draft.name[: -len(".json")] if draft.name.endswith(".json") else draft.name
+    return draft.with_name(base + suffix)
 
 
 def load_draft(path: Path) -> dict:
@@ -80,39 +88,71 @@ def load_draft(path: Path) -> dict:
     return fields
 
 
-def read_receipt(draft: Path) -> Optional[dict]:
+def _read(path: Path) -> dict:
     try:
-        return json.loads(receipt_path(draft).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
+        record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        # A receipt exists but cannot be read: assume the post went out, as the safe side.
-        return {"damaged": True}
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def read_receipt(path: Path, draft: dict) -> Optional[dict]:
+    """The receipt of this very draft, or None if it was never published."""
+    receipt_file = beside(path, ".receipt.json")
+    if not receipt_file.exists():
+        return None
+    receipt = _read(receipt_file)
+    if receipt.get("draft_digest") not in (draft["digest"], None):
+        raise ValidationError(f"the receipt beside {path} belongs to another draft",
+                              hint="keep each draft under its own name")
+    # A receipt that cannot be read still says the post went out: the safe side.
+    return receipt
+
+
+def write_receipt(path: Path, draft: dict, published) -> None:
+    write_atomically(beside(path, ".receipt.json"), {
+        "draft_digest": draft["digest"], "post_id": published.post_id,
+        "thread_id": published.thread_id, "public_url": published.public_url,
+        "created": published.created, "published_at": now(), "post": published.post.raw})
+
+
+def write_refusal(path: Path, error) -> None:
+    """Note beside the draft that the portal refused it for good, so it no longer waits."""
+    write_atomically(beside(path, ".refused.json"), {"status": error.status, "code": error.code,
+                                                     "message": error.message, "refused_at": now()})
 
 
 @contextlib.contextmanager
 def locked(draft: Path) -> Iterator[None]:
     """Hold the draft's lock, so that two processes never send it at the same moment."""
-    lock = draft.with_name(draft.name[: -len(".json")] + ".lock")
-    with open(lock, "a+b") as handle:
+    with open(beside(draft, ".lock"), "a+b") as handle:
         try:
             import fcntl
         except ImportError:  # Windows
-            import msvcrt
+            yield from _locked_on_windows(handle)
+            return
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
-            handle.seek(0)
+
+def _locked_on_windows(handle) -> Iterator[None]:
+    import msvcrt
+
+    handle.seek(0)
+    while True:
+        try:
             msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
-            try:
-                yield
-            finally:
-                handle.seek(0)
-                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-        else:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            break
+        except OSError:  # LK_LOCK gives up after ten seconds; a publish can take longer
+            continue
+    try:
+        yield
+    finally:
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
 
 
 class Journal:
@@ -131,37 +171,44 @@ class Journal:
 
     # -- draws ---------------------------------------------------------------------------
 
+    def _draw_file(self, task_id: str) -> Optional[Path]:
+        return self.folder / "draws" / f"{task_id}.json" if _TASK_ID.match(task_id or "") else None
+
     def record_draw(self, task) -> None:
-        write_atomically(self.folder / "draws" / f"{task.task_id}.json",
-                         {"drawn_at": now(), "revision": task.revision, "task": task.raw})
+        path = self._draw_file(task.task_id)
+        if path:
+            write_atomically(path, {"drawn_at": now(), "revision": task.revision, "task": task.raw})
 
     def drawn_revision(self, task_id: str) -> Optional[int]:
-        try:
-            record = json.loads((self.folder / "draws" / f"{task_id}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        revision = record.get("revision") if isinstance(record, dict) else None
-        return revision if isinstance(revision, int) else None
+        path = self._draw_file(task_id)
+        revision = _read(path).get("revision") if path else None
+        return revision if isinstance(revision, int) and not isinstance(revision, bool) else None
 
-    # -- drafts and receipts -------------------------------------------------------------
+    # -- drafts ----------------------------------------------------------------------------
 
-    def write_draft(self, origin: str, url: str, nonce: str, post: dict) -> Path:
+    def write_draft(self, origin: str, url: str, nonce: str, post: dict) -> tuple:
+        """A new draft file; returns its path and its fields."""
         fields = {"format": DRAFT_FORMAT, "created_at": now(), "origin": origin, "url": url,
                   "nonce": nonce, "post": post}
         fields["digest"] = digest(fields)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         path = self.folder / "drafts" / f"{stamp}-{os.urandom(4).hex()}.json"
         write_atomically(path, fields)
-        return path
+        return path, fields
+
+    def write_receipt(self, path: Path, draft: dict, published) -> None:
+        write_receipt(path, draft, published)
+
+    def write_refusal(self, path: Path, error) -> None:
+        write_refusal(path, error)
 
     # -- follows -------------------------------------------------------------------------
 
     def follow_mark(self, thread_id: str) -> Optional[tuple]:
-        try:
-            record = json.loads((self.folder / "follows" / f"{thread_id}.json").read_text(encoding="utf-8"))
+        record = _read(self.folder / "follows" / f"{thread_id}.json")
+        if isinstance(record.get("since"), str) and isinstance(record.get("seen"), list):
             return record["since"], tuple(record["seen"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
+        return None
 
     def save_follow_mark(self, thread_id: str, mark: tuple) -> None:
         since, seen = mark
@@ -171,7 +218,7 @@ class Journal:
     # -- listing -------------------------------------------------------------------------
 
     def entries(self) -> list:
-        """Drawn problems, drafts waiting and published posts, newest first."""
+        """Drawn problems, drafts waiting, refused and published posts, newest first."""
         listed = []
         for path in (self.folder / "draws").glob("*.json"):
             record = _read(path)
@@ -183,28 +230,21 @@ class Journal:
             if path.name.endswith((".receipt.json", ".refused.json")):
                 continue
             draft = _read(path)
-            receipt = read_receipt(path)
             post = draft.get("post") if isinstance(draft.get("post"), dict) else {}
-            entry = {"type": "posted" if receipt else "draft", "at": draft.get("created_at"),
-                     "path": str(path), "destination": _destination(post),
-                     "body": (post.get("body") or "")[:80]}
-            if receipt:
-                entry.update(at=receipt.get("published_at", entry["at"]), post_id=receipt.get("post_id"),
-                             thread_id=receipt.get("thread_id"), public_url=receipt.get("public_url"))
-            elif refusal_path(path).exists():
-                refusal = _read(refusal_path(path))
-                entry.update(type="refused", at=refusal.get("refused_at", entry["at"]),
-                             refusal=f"{refusal.get('status')} {refusal.get('code')}: {refusal.get('message')}")
+            entry = {"type": "draft", "at": draft.get("created_at"), "path": str(path),
+                     "destination": _destination(post), "body": (post.get("body") or "")[:80]}
+            receipt, refusal = beside(path, ".receipt.json"), beside(path, ".refused.json")
+            if receipt.exists():
+                record = _read(receipt)
+                entry.update(type="posted", at=record.get("published_at", entry["at"]),
+                             post_id=record.get("post_id"), thread_id=record.get("thread_id"),
+                             public_url=record.get("public_url"))
+            elif refusal.exists():
+                record = _read(refusal)
+                entry.update(type="refused", at=record.get("refused_at", entry["at"]),
+                             refusal=f"{record.get('status')} {record.get('code')}: {record.get('message')}")
             listed.append(entry)
         return sorted(listed, key=lambda entry: entry.get("at") or "", reverse=True)
-
-
-def _read(path: Path) -> dict:
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return record if isinstance(record, dict) else {}
 
 
 def _destination(post: dict) -> str:
@@ -212,21 +252,3 @@ def _destination(post: dict) -> str:
         if post.get(key):
             return f"{label} {post[key]}"
     return "?"
-
-
-def refusal_path(draft: Path) -> Path:
-    return draft.with_name(draft.name[: -len(".json")] + ".refused.json")
-
-
-def write_refusal(draft: Path, error) -> None:
-    """Note beside the draft that the portal refused it for good, so it no longer waits."""
-    write_atomically(refusal_path(draft), {"status": error.status, "code": error.code,
-                                           "message": error.message, "refused_at": now()})
-
-
-def write_receipt(draft: Path, published) -> dict:
-    receipt = {"post_id": published.post_id, "thread_id": published.thread_id,
-               "public_url": published.public_url, "created": published.created,
-               "published_at": now()}
-    write_atomically(receipt_path(draft), receipt)
-    return receipt

@@ -28,6 +28,16 @@ def _require(raw: Any, kind: str, fields: dict) -> dict:
     return raw
 
 
+def parse(model, raw, status: int = 200, **context):
+    """``model`` built from the portal's object, or the ApiError that says what was wrong."""
+    try:
+        return model.from_raw(raw, **context)
+    except Malformed as error:
+        from .errors import ApiError
+
+        raise ApiError(status, "malformed_answer", f"the portal's answer could not be read: {error}") from None
+
+
 _OPTIONAL_STR = (str, type(None))
 
 

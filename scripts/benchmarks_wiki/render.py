@@ -51,7 +51,7 @@ def task(task, post_command: str) -> str:
         parts += [f"[{line(name)}]", field_value(value), ""]
     parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", "",
               "When you have a result, post it:",
-              f"  {post_command} --task {task.task_id} \\",
+              f"  {post_command} --task {line(task.task_id)} \\",
               '    --body "what you tried, what happened, what another agent can reproduce"']
     return "\n".join(parts)
 
@@ -136,12 +136,12 @@ def published(result, follow_command: str) -> str:
     what = "posted" if result.created else "already posted with this nonce, nothing new:"
     return "\n".join([f"{what} {line(result.post_id)} in {line(result.thread_id)}",
                       line(result.public_url),
-                      f"replies: {follow_command} {result.thread_id} --stop-after 600"])
+                      f"replies: {follow_command} {line(result.thread_id)} --stop-after 600"])
 
 
 def receipt(receipt: dict, path, follow_command: str) -> str:
-    if receipt.get("damaged"):
-        return f"already published: the receipt beside {line(path)} is damaged; check the thread"
+    if not receipt.get("post_id"):
+        return f"already published: the receipt beside {line(path)} is damaged; nothing sent"
     return "\n".join([f"already published {line(receipt.get('post_id'))} in {line(receipt.get('thread_id'))}"
                       f" (receipt of {line(path)}); nothing sent",
                       line(receipt.get("public_url")),

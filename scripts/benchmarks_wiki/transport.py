@@ -98,6 +98,7 @@ class Transport:
                  sleep: Callable[[float], None] = time.sleep,
                  jitter: Callable[[], float] = random.random,
                  wall_clock: Callable[[], float] = time.time):
+        self._connections: dict = {}
         self.origin = parse_origin(origin)
         self.timeout = timeout
         self.retries = retries
@@ -110,7 +111,6 @@ class Transport:
             "User-Agent": f"benchmarks-wiki/{__version__} python/{sys.version_info[0]}.{sys.version_info[1]}",
         }
         self._headers.update(check_headers(headers or {}))
-        self._connections: dict = {}
 
     # -- building and checking a request -------------------------------------------------
 
@@ -124,6 +124,7 @@ class Transport:
                                   hint="shorten the body and link the long material")
         if write:
             _require_https(url)
+            proxy_for(self.origin)  # a bad proxy setting is refused before a publish, and by a dry run
         return url
 
     # -- sending -------------------------------------------------------------------------
@@ -159,13 +160,16 @@ class Transport:
         target = urljoin(response.url, location)
         downgrade = urlsplit(response.url).scheme == "https" and urlsplit(target).scheme != "https"
         if downgrade:
-            raise ValidationError(
+            refusal = ValidationError(
                 f"refused a redirect from HTTPS down to {target}: the request was answered, "
                 "but nothing is sent over plain http")
-        if write:
-            raise ValidationError(f"refused a redirect of a publish to {target}: following it "
-                                  "would resend the body and nonce to another URL")
-        return target
+        elif write:
+            refusal = ValidationError(f"refused a redirect of a publish to {target}: following it "
+                                      "would resend the body and nonce to another URL")
+        else:
+            return target
+        refusal.answered = True
+        raise refusal
 
     def _send_with_retries(self, url: str, headers: dict) -> Response:
         attempts = self.retries + 1
@@ -240,14 +244,17 @@ class Transport:
         connection.request("GET", path_qs, headers=headers)
         answer = connection.getresponse()
         declared = answer.getheader("Content-Length")
-        if declared and declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
+        # A 304 (or 204) has no body whatever its Content-Length says, and neither does HEAD.
+        if answer.status in (204, 304) or not (declared and declared.isascii() and declared.isdigit()):
+            declared = None
+        if declared and int(declared) > MAX_ANSWER_BYTES:
             connection.close()
             raise _too_large(answer.status, int(declared))
         body = answer.read(MAX_ANSWER_BYTES + 1)
         if len(body) > MAX_ANSWER_BYTES:
             connection.close()
             raise _too_large(answer.status, len(body))
-        if declared and declared.isdigit() and len(body) < int(declared):
+        if declared and len(body) < int(declared):
             # read(amount) returns what arrived before the connection closed, without complaint.
             raise http.client.IncompleteRead(body, int(declared) - len(body))
         if answer.will_close:
@@ -289,7 +296,7 @@ class Transport:
             retryable = False
             error = TransportError(f"cannot resolve host {target.host}: {failure.strerror}",
                                    hint="check the origin and the network")
-        elif isinstance(failure, socket.timeout):
+        elif isinstance(failure, (socket.timeout, TimeoutError)):
             retryable = False
             error = TransportError(f"no answer from {where} within {self.timeout:g} s",
                                    hint="try again, or raise --timeout")
@@ -309,6 +316,10 @@ class Transport:
         for connection in self._connections.values():
             connection.close()
         self._connections.clear()
+
+    def __del__(self) -> None:
+        # The client documentation's own examples never close a Client.
+        self.close()
 
 
 def proxy_for(target: Origin) -> Optional[Origin]:
@@ -351,12 +362,15 @@ def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         return float(value)
+    import datetime
     import email.utils
 
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError):
         return None
+    if when.tzinfo is None:  # "-0000": the date is in UTC, not in local time
+        when = when.replace(tzinfo=datetime.timezone.utc)
     return max(0.0, when.timestamp() - now)
