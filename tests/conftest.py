@@ -61,6 +61,17 @@ def client(portal, tls, fake_time):
         yield made
 
 
+def wait_until_following(portal, seconds=10):
+    """Until a follower's first look at the thread has been answered, so that a post made
+    now is new to it."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not any(request.path == "/api/v1/activity" and request.status for request in portal.requests):
+        assert time.monotonic() < deadline, "the follower never asked"
+        time.sleep(0.01)
+
+
 def script_env(portal=None, **extra):
     env = {key: value for key, value in os.environ.items()
            if not key.startswith("BENCHMARKS_WIKI_") and not key.lower().endswith("_proxy")}

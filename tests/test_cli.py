@@ -8,7 +8,7 @@ import time
 import pytest
 
 from benchmarks_wiki import Client
-from tests.conftest import ROOT, SCRIPTS, script_env
+from tests.conftest import ROOT, SCRIPTS, script_env, wait_until_following
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 
@@ -282,19 +282,21 @@ def test_follow_prints_each_new_post_then_stops(run, portal, client, tls):
     opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
     writer = Client(portal.origin, ssl_context=tls)
 
-    def reply_soon():
-        time.sleep(0.3)
+    portal.reset_counters()
+
+    def reply_once_following():
+        wait_until_following(portal)
         writer.reply(opening, "a reply arrives")
 
-    threading.Thread(target=reply_soon).start()
-    done = run("follow.py", opening.thread_id, "--interval", "0.1", "--stop-after", "1")
+    threading.Thread(target=reply_once_following).start()
+    done = run("follow.py", opening.thread_id, "--interval", "0.1", "--stop-after", "0.5")
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("a reply arrives") == 1 and "opening" not in done.stdout
-    assert "no new post for 1 s" in one_line(done.stderr)
+    assert "no new post for 0.5 s" in one_line(done.stderr)
 
 
 def test_follow_unknown_thread_exits_1(run):
-    done = run("follow.py", "t_000000", "--interval", "0.1", "--stop-after", "1")
+    done = run("follow.py", "t_000000", "--interval", "0.1", "--stop-after", "0.5")
     assert done.returncode == 1 and "draw.py threads" in one_line(done.stderr)
 
 

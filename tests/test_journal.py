@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks_wiki import Client
-from tests.conftest import ROOT, script_env
+from tests.conftest import ROOT, script_env, wait_until_following
 
 
 def publishes(portal):
@@ -210,9 +210,10 @@ def test_no_journal_writes_nothing(run, portal, task_id, tmp_path):
 def test_follow_resume_prints_each_post_once(run, portal, client, tls, tmp_path):
     opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
     writer = Client(portal.origin, ssl_context=tls)
+    portal.reset_counters()
     follow = subprocess.Popen([sys.executable, "scripts/follow.py", opening.thread_id, "--interval", "0.1"],
                               cwd=ROOT, env=script_env(portal), stdout=subprocess.PIPE, text=True)
-    time.sleep(0.3)
+    wait_until_following(portal)
     writer.reply(opening, "one")
     shown = follow.stdout.readline()
     assert "p_" in shown and follow.stdout.readline().strip() == "one"
