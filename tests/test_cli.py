@@ -38,7 +38,7 @@ def test_try_prints_a_problem_without_its_answer(run, portal):
     assert "[question]" in lines
     assert "answer: published" in lines or "answer: none" in lines
     assert any(line.startswith("source: ") for line in lines)
-    assert f"python3 scripts/post.py --task {task_id} \\" in done.stdout
+    assert f"  python3 scripts/post.py --task {task_id} --body-file notes.md --dry-run\n" in done.stdout
     assert done.stderr == ""
 
 
@@ -138,6 +138,7 @@ def test_draw_never_writes(run, portal):
 
 @pytest.mark.parametrize("journal", [[], ["--no-journal"]])
 def test_post_dry_run_prints_the_exact_url_and_sends_nothing(run, portal, task_id, journal):
+    run("draw.py", "task", task_id)
     portal.reset_counters()
     done = run("post.py", "--task", task_id, "--body", "What I tried.", "--name", "bot", "--dry-run", *journal)
     assert done.returncode == 0 and portal.requests == []
@@ -412,3 +413,16 @@ def test_every_error_is_one_harmless_line(run, args):
     done = run(*args)
     assert done.returncode in (1, 2)
     assert "\x1b" not in one_line(done.stderr)
+
+
+def test_a_preview_of_an_undrawn_task_warns_and_says_where_it_goes(run, portal, task_id):
+    done = run("post.py", "--task", task_id, "--body", "x y", "--name", "bot", "--model", "m", "--dry-run")
+    first, second = done.stderr.splitlines()
+    assert first == f"task {task_id} was not drawn here; check the id with: python3 scripts/draw.py task {task_id}"
+    assert f"3 bytes go on task {task_id}, as bot / m, public at once" in second
+
+
+def test_empty_lists_say_so(run, client):
+    task_id = next(client.tasks("math")).task_id
+    done = run("draw.py", "threads", "--task", task_id)
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == "no threads\n"

@@ -331,7 +331,7 @@ def test_a_refusing_proxy_is_named(portal, monkeypatch, tls, fake_time):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setenv("https_proxy", f"http://127.0.0.1:{port}")
-    with pytest.raises(TransportError, match=f"through the proxy 127.0.0.1:{port}"):
+    with pytest.raises(TransportError, match=f"refused by the proxy 127.0.0.1:{port} \\(for 127.0.0.1:"):
         Client(portal.origin, ssl_context=tls, sleep=fake_time.sleep).stats()
 
 

@@ -193,7 +193,8 @@ def test_every_documented_command_runs(document, command, sample_portal, tmp_pat
     command = re.sub(r"--stop-after \S+", "--stop-after 0.3 --interval 0.1", command)
     if command.startswith("benchmarks-wiki"):
         command = "python3 -m benchmarks_wiki" + command[len("benchmarks-wiki"):]
-    (tmp_path / "notes.md").write_text("Tried greedy decoding; 3/5 correct.\n", encoding="utf-8")
+    for name in ("notes.md", "reply.md"):
+        (tmp_path / name).write_text("Tried greedy decoding; 3/5 correct.\n", encoding="utf-8")
     env = script_env(sample_portal, SKILL=str(ROOT), CURL_CA_BUNDLE=sample_portal.ca_file)
     if "DRAFT" in command:
         preview = subprocess.run(["python3", str(ROOT / "scripts/post.py"), "--task", task_id,

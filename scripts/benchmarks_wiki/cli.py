@@ -123,8 +123,9 @@ class Context:
     def show(self, item, as_text: Callable) -> None:
         self.out(render.as_json(item.raw) if self.json else as_text(item))
 
-    def show_list(self, items, as_line: Callable, limit: Optional[int]) -> None:
-        """Print up to ``limit`` items, asking for one more to learn whether more remain."""
+    def show_list(self, items, as_line: Callable, limit: Optional[int], none: str) -> None:
+        """Print up to ``limit`` items, asking for one more to learn whether more remain;
+        an empty list says so on stderr, so that silence is never the answer."""
         shown = 0
         for item in items:
             if limit is not None and shown == limit:
@@ -132,6 +133,8 @@ class Context:
                 return
             self.show(item, as_line)
             shown += 1
+        if not shown:
+            self.note(none)
 
     def close(self) -> None:
         if self._client is not None:
@@ -153,7 +156,7 @@ def run_try(ctx: Context, args) -> None:
 
 def show_drawn(ctx: Context, task) -> None:
     ctx.journal_write("record_draw", task)
-    ctx.show(task, lambda item: render.task(item, ctx.command("post")))
+    ctx.show(task, lambda item: render.task(item, ctx.command("post"), preview=ctx.view.is_skill))
 
 
 def run_stats(ctx: Context, args) -> None:
@@ -161,7 +164,7 @@ def run_stats(ctx: Context, args) -> None:
 
 
 def run_benchmarks(ctx: Context, args) -> None:
-    ctx.show_list(ctx.client.benchmarks(), render.benchmark_line, None)
+    ctx.show_list(ctx.client.benchmarks(), render.benchmark_line, None, "no benchmarks")
 
 
 def run_benchmark(ctx: Context, args) -> None:
@@ -170,7 +173,7 @@ def run_benchmark(ctx: Context, args) -> None:
 
 def run_tasks(ctx: Context, args) -> None:
     ctx.show_list(ctx.client.tasks(args.slug, split=args.split, limit=_more(args.limit)),
-                  render.task_line, args.limit)
+                  render.task_line, args.limit, "no problems")
 
 
 def run_task(ctx: Context, args) -> None:
@@ -198,7 +201,7 @@ def run_search(ctx: Context, args) -> None:
 
 def run_threads(ctx: Context, args) -> None:
     ctx.show_list(ctx.client.threads(task_id=args.task_id, limit=_more(args.limit)),
-                  render.thread_line, args.limit)
+                  render.thread_line, args.limit, "no threads")
 
 
 def run_thread(ctx: Context, args) -> None:
@@ -207,7 +210,7 @@ def run_thread(ctx: Context, args) -> None:
 
 def run_activity(ctx: Context, args) -> None:
     posts = ctx.client.activity(since=args.since, limit=_more(args.limit))
-    ctx.show_list(posts, lambda post: render.post(post, with_thread=True) + "\n", args.limit)
+    ctx.show_list(posts, lambda post: render.post(post, with_thread=True) + "\n", args.limit, "no posts")
 
 
 # The fields of a post and their flags: one list for the parser's checks, the draft and the
@@ -237,8 +240,10 @@ def run_post(ctx: Context, args) -> None:
     client, journal = ctx.client, ctx.journal
     post = {field: getattr(args, field) for field, _ in POST_FIELDS}
     post.update(agent_name=client.agent_name, model=client.model)
+    undrawn = False
     if post["revision"] is None and journal and post["task_id"]:
         post["revision"] = journal.drawn_revision(post["task_id"])
+        undrawn = post["revision"] is None
     nonce = new_nonce() if args.nonce is None else args.nonce
     url = client.publish_url(body, nonce=nonce, **post)
     written = ctx.journal_write("write_draft", client.origin, url, nonce, dict(post, body=body))
@@ -249,13 +254,25 @@ def run_post(ctx: Context, args) -> None:
         again = retry_command(ctx, client.origin, post, body, nonce)
     if args.dry_run:
         ctx.out(url)
-        claimed = client.agent_name or "no agent name"
-        ctx.note(f"nothing sent. It is public at once when published, as {claimed}; "
+        if undrawn:
+            # A preview sends nothing, so a mistyped id would only show when publishing.
+            ctx.note(f"task {post['task_id']} was not drawn here; check the id with: "
+                     f"{ctx.command('task')} {shlex.quote(post['task_id'])}")
+        ctx.note(f"nothing sent. When published, {preview_summary(post, body)}, public at once; "
                  f"to publish exactly this: {again}")
     elif written:
         publish_draft(ctx, path, resend=False, draft=draft)
     else:
         ctx.show(send(client, url, again), lambda item: render.published(item, ctx.command("follow")))
+
+
+def preview_summary(post: dict, body: str) -> str:
+    """Where a post goes and under which claims, for the person who approves it."""
+    destination = next(f"{label} {post[field]}" for field, label in
+                       (("reply_to", "as a reply to"), ("thread_id", "into thread"), ("task_id", "on task"))
+                       if post[field])
+    claims = " / ".join(claim for claim in (post["agent_name"], post["model"]) if claim) or "no name"
+    return f"{len(body.encode('utf-8'))} bytes go {destination}, as {render.line(claims)}"
 
 
 def refuse_sensitive(body: str) -> None:
@@ -271,7 +288,7 @@ def refuse_sensitive(body: str) -> None:
 
 def publish_draft(ctx: Context, path: "Path", resend: bool, draft: Optional[dict] = None) -> None:
     """Send a draft exactly as written, once: a draft with a receipt is not sent again."""
-    from .journal import load_draft, locked, read_receipt
+    from .journal import load_draft, locked, read_receipt, read_refusal
     from .transport import parse_origin
 
     draft = draft or load_draft(path)
@@ -281,6 +298,10 @@ def publish_draft(ctx: Context, path: "Path", resend: bool, draft: Optional[dict
     again = f"{ctx.command('post')} --draft {shlex.quote(str(path))}"
     with locked(path):
         receipt = None if resend else read_receipt(path, draft)
+        refusal = None if resend else read_refusal(path)
+        if refusal:
+            raise ValidationError(f"the portal refused this draft for good ({refusal}); nothing sent",
+                                  hint="fix it with a new preview, or add --resend to send it anyway")
         if receipt is None:
             try:
                 result = send(client, draft["url"], again)
@@ -305,6 +326,8 @@ def send(client, url: str, again: str):
     except KeyboardInterrupt:
         raise Interrupted("interrupted", hint=_retry_advice(again)) from None
     except BenchmarksWikiError as error:
+        if refused_for_good(error) and error.status == 404:
+            error.hint, error.next_command = "nothing was posted; check the task, thread or post id", None
         if outcome_unknown(error):
             error.hint = f"{error.hint}; {_retry_advice(again)}" if error.hint else _retry_advice(again)
             error.next_command = None
@@ -464,8 +487,7 @@ COMMANDS = (
                  help="print the exact URL and write a draft; send nothing"),
              arg("--draft", metavar="PATH", help="publish this draft exactly, once"),
              arg("--resend", action="store_true",
-                 help="with --draft: send it again (same nonce) even though it has a receipt")),
-            when_missing=("threads",)),
+                 help="with --draft: send it again (same nonce) even though it has a receipt"))),
     Command("follow", WAIT, "print new posts in a thread as they arrive", run_follow,
             (arg("thread_id", metavar="THREAD_ID"),
              arg("--stop-after", type=_number(float, 0.1, 7 * 86400), metavar="S",
@@ -515,6 +537,11 @@ class View:
     @property
     def single(self) -> Optional[Command]:
         return self.commands[0] if len(self.commands) == 1 else None
+
+    @property
+    def is_skill(self) -> bool:
+        """The bundled scripts an agent runs, rather than the installed command line."""
+        return self.script_of is not None
 
     def spell(self, name: str) -> str:
         """How to invoke a command from where this one was invoked."""

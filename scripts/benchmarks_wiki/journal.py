@@ -116,6 +116,14 @@ def write_receipt(path: Path, draft: dict, published) -> None:
         "created": published.created, "published_at": now(), "post": published.post.raw})
 
 
+def read_refusal(path: Path) -> Optional[str]:
+    """What the portal said when it refused this draft for good, or None."""
+    record = _read(beside(path, ".refused.json")) if beside(path, ".refused.json").exists() else None
+    if record is None:
+        return None
+    return f"{record.get('status')} {record.get('code')}: {record.get('message')}"
+
+
 def write_refusal(path: Path, error) -> None:
     """Note beside the draft that the portal refused it for good, so it no longer waits."""
     write_atomically(beside(path, ".refused.json"), {"status": error.status, "code": error.code,

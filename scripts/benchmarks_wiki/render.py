@@ -45,14 +45,20 @@ def field_value(value) -> str:
     return text(as_json(value))
 
 
-def task(task, post_command: str) -> str:
+def task(task, post_command: str, preview: bool) -> str:
+    """A drawn problem, ending with the command for a result: for the skill's scripts the
+    preview, which sends nothing, since an agent may run what it is shown."""
     parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}", ""]
     for name, value in task.fields.items():
         parts += [f"[{line(name)}]", field_value(value), ""]
-    parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", "",
-              "When you have a result, post it:",
-              f"  {post_command} --task {line(task.task_id)} \\",
-              '    --body "what you tried, what happened, what another agent can reproduce"']
+    parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", ""]
+    if preview:
+        parts += ["When you have a result, preview the post (nothing is sent):",
+                  f"  {post_command} --task {line(task.task_id)} --body-file notes.md --dry-run"]
+    else:
+        parts += ["When you have a result, post it:",
+                  f"  {post_command} --task {line(task.task_id)} \\",
+                  '    --body "what you tried, what happened, what another agent can reproduce"']
     return "\n".join(parts)
 
 

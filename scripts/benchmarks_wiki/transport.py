@@ -285,7 +285,7 @@ class Transport:
     def _network_error(self, target: Origin, connection, failure: BaseException) -> TransportError:
         where = f"{target.host}:{target.port}"
         if (connection.host, connection.port) != (target.host, target.port):
-            where = f"{where} through the proxy {connection.host}:{connection.port}"
+            where = f"the proxy {connection.host}:{connection.port} (for {where})"
         retryable = True
         if isinstance(failure, ssl.SSLCertVerificationError):
             retryable = False
