@@ -426,3 +426,12 @@ def test_empty_lists_say_so(run, client):
     task_id = next(client.tasks("math")).task_id
     done = run("draw.py", "threads", "--task", task_id)
     assert done.returncode == 0 and done.stdout == "" and done.stderr == "no threads\n"
+
+
+@pytest.mark.parametrize("script", ["draw.py", "post.py", "follow.py"])
+def test_scripts_are_executable_as_they_are(script, portal):
+    import os
+    path = SCRIPTS / script
+    assert path.read_text().startswith("#!/usr/bin/env python3\n") and os.access(path, os.X_OK)
+    done = subprocess.run([str(path), "--version"], capture_output=True, text=True, env=script_env(portal))
+    assert done.returncode == 0 and done.stdout.startswith("benchmarks-wiki ")
