@@ -53,24 +53,14 @@ def test_tasks_of_a_split(client):
 
 def test_tasks_follow_next_cursor_on_one_connection(tls):
     with Portal(Catalogue.large(benchmarks=3, tasks=1000, thread_posts=10)).start() as portal:
-        slug = max(Catalogue_slugs(portal), key=lambda item: item[1])[0]
+        with Client(portal.origin, ssl_context=tls) as client:
+            slug = max(client.benchmarks(), key=lambda bench: bench.problem_count).slug
         portal.reset_counters()
         with Client(portal.origin, ssl_context=tls) as client:
             tasks = list(client.tasks(slug))
         assert len(tasks) == 1000 and len({task.task_id for task in tasks}) == 1000
         assert portal.connections == 1
         assert len(portal.requests) == 10
-
-
-def Catalogue_slugs(portal):
-    with Client(portal.origin, ssl_context=_tls()) as client:
-        return [(bench.slug, bench.problem_count) for bench in client.benchmarks()]
-
-
-def _tls():
-    import ssl
-    from tests.portal import CA_FILE
-    return ssl.create_default_context(cafile=CA_FILE)
 
 
 def test_task_fields_and_raw(client):

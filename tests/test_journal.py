@@ -2,7 +2,6 @@
 
 import fcntl
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -307,3 +306,10 @@ def test_a_task_id_from_the_portal_never_names_a_file_outside_the_journal(run, p
     done = run("draw.py", "task", "317ef6cc-69a8-59a3-a347-e37d3399eb10")
     assert done.returncode == 0
     assert not list(tmp_path.rglob("escaped*"))
+
+
+def test_a_draft_keeps_its_receipt_even_without_a_journal(run, portal, draft):
+    assert run("post.py", "--draft", str(draft), "--no-journal").stdout.startswith("posted ")
+    again = run("post.py", "--draft", str(draft), "--no-journal")
+    assert again.stdout.startswith("already published ") and again.stderr == ""
+    assert len(publishes(portal)) == 1

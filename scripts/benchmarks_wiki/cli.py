@@ -54,7 +54,7 @@ class Context:
         self.view = view
         self.json = args.json
         self._client = None
-        self._journal_broken = False
+        self._writes_failed = False
 
     @property
     def client(self):
@@ -84,16 +84,17 @@ class Context:
             self.note(f"journal off: cannot write {where} ({error.strerror or error})")
             return None
 
-    def journal_write(self, action: str, *arguments):
-        """Run one of the journal's writes; a failure is said once, and never stops the command."""
-        if self.journal is None or self._journal_broken:
+    def keep(self, write: Callable, *arguments):
+        """Run one write to the journal or beside a draft; a failure is said once and never
+        stops the command, since what it records has already happened."""
+        if self._writes_failed:
             return None
         try:
-            return getattr(self.journal, action)(*arguments) or True
+            return write(*arguments) or True
         except OSError as error:
-            self._journal_broken = True
-            self.note(f"journal: cannot write in {self.journal.folder} ({error.strerror or error}); "
-                      "going on without it")
+            self._writes_failed = True
+            self.note(f"journal: cannot write in {error.filename or 'the journal'} "
+                      f"({error.strerror or error}); going on without it")
             return None
 
     def _sleep(self, seconds: float) -> None:
@@ -155,7 +156,8 @@ def run_try(ctx: Context, args) -> None:
 
 
 def show_drawn(ctx: Context, task) -> None:
-    ctx.journal_write("record_draw", task)
+    if ctx.journal:
+        ctx.keep(ctx.journal.record_draw, task)
     ctx.show(task, lambda item: render.task(item, ctx.command("post"), preview=ctx.view.is_skill))
 
 
@@ -246,7 +248,7 @@ def run_post(ctx: Context, args) -> None:
         undrawn = post["revision"] is None
     nonce = new_nonce() if args.nonce is None else args.nonce
     url = client.publish_url(body, nonce=nonce, **post)
-    written = ctx.journal_write("write_draft", client.origin, url, nonce, dict(post, body=body))
+    written = journal and ctx.keep(journal.write_draft, client.origin, url, nonce, dict(post, body=body))
     if written:
         path, draft = written
         again = f"{ctx.command('post')} --draft {shlex.quote(str(path))}"
@@ -288,7 +290,7 @@ def refuse_sensitive(body: str) -> None:
 
 def publish_draft(ctx: Context, path: "Path", resend: bool, draft: Optional[dict] = None) -> None:
     """Send a draft exactly as written, once: a draft with a receipt is not sent again."""
-    from .journal import load_draft, locked, read_receipt, read_refusal
+    from .journal import load_draft, locked, read_receipt, read_refusal, write_receipt, write_refusal
     from .transport import parse_origin
 
     draft = draft or load_draft(path)
@@ -307,9 +309,9 @@ def publish_draft(ctx: Context, path: "Path", resend: bool, draft: Optional[dict
                 result = send(client, draft["url"], again)
             except ApiError as error:
                 if refused_for_good(error):
-                    ctx.journal_write("write_refusal", path, error)
+                    ctx.keep(write_refusal, path, error)
                 raise
-            if not ctx.journal_write("write_receipt", path, draft, result):
+            if not ctx.keep(write_receipt, path, draft, result):
                 ctx.note(f"the post is published, but no receipt was written beside {path}")
             ctx.show(result, lambda item: render.published(item, ctx.command("follow")))
             return
@@ -423,10 +425,12 @@ def run_follow(ctx: Context, args) -> None:
     since, seen = mark or (None, ())
     following = ctx.client.follow(args.thread_id, interval=args.interval, timeout=args.stop_after,
                                   since=since, seen=seen).start()
-    ctx.journal_write("save_follow_mark", args.thread_id, following.mark)
+    if journal:
+        ctx.keep(journal.save_follow_mark, args.thread_id, following.mark)
     for post in following:
         ctx.show(post, lambda item: render.post(item) + "\n")
-        ctx.journal_write("save_follow_mark", args.thread_id, following.mark)
+        if journal:
+            ctx.keep(journal.save_follow_mark, args.thread_id, following.mark)
     ctx.note(f"no new post for {args.stop_after:g} s; stopped")
 
 

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from .errors import ApiError, ValidationError
 from .models import Benchmark, Post, Published, Stats, Task, Thread
 from .models import parse as _parse
-from .transport import MAX_BODY_BYTES, Response, Transport
+from .transport import MAX_BODY_BYTES, Transport
 
 DEFAULT_ORIGIN = "https://benchmarks.wiki"
 PAGE_SIZE = 100

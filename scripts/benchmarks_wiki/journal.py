@@ -204,12 +204,6 @@ class Journal:
         write_atomically(path, fields)
         return path, fields
 
-    def write_receipt(self, path: Path, draft: dict, published) -> None:
-        write_receipt(path, draft, published)
-
-    def write_refusal(self, path: Path, error) -> None:
-        write_refusal(path, error)
-
     # -- follows -------------------------------------------------------------------------
 
     def follow_mark(self, thread_id: str) -> Optional[tuple]:
