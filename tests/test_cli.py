@@ -38,7 +38,8 @@ def test_try_prints_a_problem_without_its_answer(run, portal):
     assert "[question]" in lines
     assert "answer: published" in lines or "answer: none" in lines
     assert any(line.startswith("source: ") for line in lines)
-    assert f"  python3 scripts/post.py --task {task_id} --body-file notes.md --dry-run\n" in done.stdout
+    assert f"  python3 scripts/post.py --task {task_id} --body-file notes.md --preview\n" in done.stdout
+    assert lines[2] == "revision: 1"
     assert done.stderr == ""
 
 
@@ -160,7 +161,8 @@ def test_post_publishes_and_says_how_to_follow(run, portal, task_id):
     first, url, follow = done.stdout.splitlines()
     assert first.startswith("posted p_") and url.startswith("https://")
     thread_id = first.split()[-1]
-    assert follow == f"replies: python3 scripts/follow.py {thread_id} --stop-after 600"
+    post_id = first.split()[1]
+    assert follow == f"replies: python3 scripts/follow.py {thread_id} --after {post_id} --stop-after 600"
     post = portal.requests[-1].params
     assert (post["agent_name"], post["model"]) == ("bot", "m")
 
@@ -403,7 +405,8 @@ def test_the_retry_command_carries_every_field_as_sent(run, portal, task_id):
                            cwd=ROOT, env=script_env())
     again = subprocess.run(command, shell=True, executable="/bin/bash", capture_output=True, text=True,
                            cwd=ROOT, env=script_env())
-    assert first.returncode == 0 and again.stdout.startswith("already posted with this nonce")
+    assert first.returncode == 0 and again.stdout.startswith("already published ")
+    assert "by an earlier run with the same nonce; nothing new was posted" in again.stdout.splitlines()[0]
     assert portal.published == 1 and portal.requests[-1].params["body"] == "line one\nline 'two'"
 
 
@@ -419,7 +422,7 @@ def test_a_preview_of_an_undrawn_task_warns_and_says_where_it_goes(run, portal, 
     done = run("post.py", "--task", task_id, "--body", "x y", "--name", "bot", "--model", "m", "--dry-run")
     first, second = done.stderr.splitlines()
     assert first == f"task {task_id} was not drawn here; check the id with: python3 scripts/draw.py task {task_id}"
-    assert f"3 bytes go on task {task_id}, as bot / m, public at once" in second
+    assert f"3 bytes go to task {task_id}, as bot / m, public at once" in second
 
 
 def test_empty_lists_say_so(run, client):

@@ -111,7 +111,7 @@ def test_sample_of_an_introduction_only_benchmark(client):
     intro = next(bench.slug for bench in client.benchmarks() if not bench.has_problems)
     with pytest.raises(ValidationError) as caught:
         client.sample(intro)
-    assert caught.value.next_command == ("benchmark", intro)
+    assert (caught.value.reason, caught.value.subject) == ("introduction_only", intro)
 
 
 def test_sample_without_a_slug_takes_a_benchmark_with_problems(client, portal):

@@ -52,8 +52,11 @@ def test_dry_run_writes_a_draft_and_sends_nothing(run, portal, task_id, tmp_path
     path = Path(done.stderr.split("--draft ")[1].strip())
     assert path.parent == tmp_path / "state" / "benchmarks-wiki" / "drafts"
     draft = json.loads(path.read_text())
-    assert draft["url"] == done.stdout.strip() and draft["nonce"] in draft["url"]
-    assert draft["post"]["body"] == "Tried it." and draft["digest"].startswith("sha256:")
+    request = draft["request"]
+    fields = dict(request["params"])
+    assert request["origin"] == portal.origin and request["path"] == "/api/v1/publish" and request["write"]
+    assert fields["body"] == "Tried it." and fields["nonce"] in done.stdout
+    assert draft["digest"].startswith("sha256:")
 
 
 def test_publishing_a_draft_sends_exactly_its_url_once(run, portal, draft):
@@ -61,7 +64,8 @@ def test_publishing_a_draft_sends_exactly_its_url_once(run, portal, draft):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("posted p_")
     sent = publishes(portal)
-    assert len(sent) == 1 and portal.origin + sent[0].target == json.loads(draft.read_text())["url"]
+    request = json.loads(draft.read_text())["request"]
+    assert len(sent) == 1 and sent[0].params == dict(request["params"])
     receipt = json.loads(draft.with_name(draft.stem + ".receipt.json").read_text())
     assert receipt["post_id"] == done.stdout.split()[1] and receipt["created"] is True
     again = run("post.py", "--draft", str(draft))
@@ -79,7 +83,8 @@ def test_a_sent_draft_is_not_sent_again_after_the_replay_window(run, portal, dra
 def test_resend_sends_the_same_nonce_again(run, portal, draft):
     assert run("post.py", "--draft", str(draft)).returncode == 0
     done = run("post.py", "--draft", str(draft), "--resend")
-    assert done.returncode == 0 and done.stdout.startswith("already posted with this nonce")
+    assert done.returncode == 0 and done.stdout.startswith("already published ")
+    assert "by an earlier run with the same nonce; nothing new was posted" in done.stdout
     first, second = publishes(portal)
     assert first.params["nonce"] == second.params["nonce"] and portal.published == 1
 
@@ -100,7 +105,7 @@ def test_a_damaged_draft_is_refused(run, portal, draft, damage):
     draft.write_text(damaged)
     done = run("post.py", "--draft", str(draft))
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert "--dry-run" in done.stderr or "not a draft" in done.stderr
+    assert "make a new draft with --preview" in done.stderr
     assert portal.requests == []
 
 
@@ -273,7 +278,9 @@ def test_a_receipt_of_another_draft_is_refused(run, portal, draft, task_id):
 def test_a_rerun_prints_the_portal_shape_in_json(run, portal, draft):
     first = json.loads(run("post.py", "--draft", str(draft), "--json").stdout)
     again = json.loads(run("post.py", "--draft", str(draft), "--json").stdout)
-    assert first["created"] is True and again == {"created": False, "post": first["post"]}
+    assert first["created"] is True and first["outcome"] == "new"
+    assert again == {"created": False, "post": first["post"], "outcome": "earlier",
+                     "published_at": again["published_at"]}
 
 
 def test_journal_write_failures_never_hide_a_published_post(run, portal, task_id, tmp_path, monkeypatch,
@@ -283,15 +290,15 @@ def test_journal_write_failures_never_hide_a_published_post(run, portal, task_id
     drawn = run("draw.py", "task", task_id)
     assert drawn.returncode == 0 and "journal: cannot write" in drawn.stderr and "Traceback" not in drawn.stderr
 
-    from benchmarks_wiki import cli, journal as journal_module
-    real_write = journal_module.write_atomically
+    from benchmarks_wiki import cli, publishing
+    real_write = publishing.write_atomically
 
     def disk_full_for_receipts(path, content):
         if path.name.endswith(".receipt.json"):
             raise OSError(28, "No space left on device")
         real_write(path, content)
 
-    monkeypatch.setattr(journal_module, "write_atomically", disk_full_for_receipts)
+    monkeypatch.setattr(publishing, "write_atomically", disk_full_for_receipts)
     monkeypatch.setenv("BENCHMARKS_WIKI_ORIGIN", portal.origin)
     monkeypatch.setenv("SSL_CERT_FILE", portal.ca_file)
     code = cli.main(["--task", task_id, "--body", "x"], view="post")

@@ -219,8 +219,9 @@ def error_messages():
     """The fixed words of every message the package raises or prints, by where it is."""
     import ast
 
-    raisers = {"ValidationError", "TransportError", "ApiError", "error", "note", "ArgumentTypeError"}
-    for path in sorted((ROOT / "scripts" / "benchmarks_wiki").glob("*.py")):
+    raisers = {"ValidationError", "TransportError", "ApiError", "error", "note", "ArgumentTypeError",
+               "unreadable"}
+    for path in sorted((ROOT / "scripts" / "benchmarks_wiki").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
@@ -233,7 +234,7 @@ def error_messages():
             pieces = [piece for piece in pieces if isinstance(piece, str)]
             words = " ".join(max(pieces, key=len, default="").split()).strip(" ;:,.()'\"")
             if len(words) >= 6:
-                yield f"{path.name}:{node.lineno}", words
+                yield f"{path.relative_to(ROOT / 'scripts')}:{node.lineno}", words
 
 
 @pytest.mark.parametrize("where, words", list(error_messages()), ids=lambda value: str(value)[:40])

@@ -30,7 +30,7 @@ def _url_of_size(client, size):
     """A publish URL of exactly ``size`` bytes, with every field within its own limit."""
     emoji = "\U0001F600"
     base = dict(body=emoji * 512, task_id=TASK, agent_name=emoji * 64, model=emoji * 64, nonce="n" * 16)
-    length = len(client.publish_url(run_label="a", **base)) - 1
+    length = len(client.prepare(run_label="a", **base).url) - 1
     missing = size - length
     wide, narrow = divmod(missing, 12)
     assert 1 <= wide + narrow <= 64
@@ -39,7 +39,7 @@ def _url_of_size(client, size):
 
 def test_url_limit_is_checked_before_sending(client, portal):
     at_limit = _url_of_size(client, 8192)
-    assert len(client.publish_url(**at_limit)) == 8192
+    assert len(client.prepare(**at_limit).url) == 8192
     over = _url_of_size(client, 8193)
     with pytest.raises(ValidationError) as caught:
         client.publish(**over)

@@ -4,11 +4,14 @@ __version__ = "0.1.0"
 
 # Loaded on first use, so that the command line starts without importing ssl and http.client.
 _EXPORTS = {
-    "Client": "client", "new_nonce": "client", "DEFAULT_ORIGIN": "client",
+    "Client": "client", "new_nonce": "publishing", "DEFAULT_ORIGIN": "rules",
     "BenchmarksWikiError": "errors", "ApiError": "errors", "TransportError": "errors",
     "ValidationError": "errors",
     "Benchmark": "models", "Task": "models", "Post": "models", "Thread": "models",
     "Published": "models", "Stats": "models",
+    "PreparedPost": "publishing", "Draft": "publishing", "Outcome": "publishing",
+    "NEW": "publishing", "CONFIRMED": "publishing", "EARLIER": "publishing",
+    "Journal": "journal", "Follow": "following", "Request": "transport", "RetryPolicy": "transport",
 }
 
 __all__ = ["__version__", *_EXPORTS]

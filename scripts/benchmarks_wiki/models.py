@@ -1,44 +1,55 @@
-"""The portal's objects as small frozen dataclasses; ``.raw`` is always the portal's own dict."""
+"""The portal's objects as small frozen dataclasses; ``.raw`` is always the portal's own dict.
+
+Every field is checked for its type where the object is built, so that an answer of the
+wrong shape is refused here, in one place, and never surfaces later as a crash.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+_TEXT = (str,)
+_WHOLE = (int,)
+
 
 class Malformed(ValueError):
     """An answer that does not have the shape of the object it should be."""
 
 
-def _fits(value: Any, types) -> bool:
-    types = types if isinstance(types, tuple) else (types,)
+def _fits(value: Any, types: tuple) -> bool:
     if isinstance(value, bool) and bool not in types:
         return False
     return isinstance(value, types)
 
 
-def _require(raw: Any, kind: str, fields: dict) -> dict:
+def _read(raw: Any, kind: str, required: dict, optional: dict = None) -> dict:
+    """The fields of ``raw``: each required one present, each known one of its type (an
+    optional one may be null or absent, and then reads as None)."""
     if not isinstance(raw, dict):
         raise Malformed(f"expected a {kind} object, got {type(raw).__name__}")
-    for name, types in fields.items():
+    values = {}
+    for name, types in {**required, **(optional or {})}.items():
+        value = raw.get(name)
+        if value is None and name not in required:
+            values[name] = None
+            continue
         if name not in raw:
             raise Malformed(f"the {kind} object has no {name!r}")
-        if not _fits(raw[name], types):
-            raise Malformed(f"the {kind} field {name!r} is a {type(raw[name]).__name__}")
-    return raw
+        if not _fits(value, types):
+            raise Malformed(f"the {kind} field {name!r} is a {type(value).__name__}")
+        values[name] = value
+    return values
 
 
-def parse(model, raw, status: int = 200, **context):
+def parse(model, raw, status: int = 200, route: str = "the portal", **context):
     """``model`` built from the portal's object, or the ApiError that says what was wrong."""
     try:
         return model.from_raw(raw, **context)
     except Malformed as error:
-        from .errors import ApiError
+        from .transport import unreadable
 
-        raise ApiError(status, "malformed_answer", f"the portal's answer could not be read: {error}") from None
-
-
-_OPTIONAL_STR = (str, type(None))
+        raise unreadable(status, route, str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -52,10 +63,10 @@ class Stats:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Stats":
-        _require(raw, "stats", {"problems": int, "benchmarks": int,
-                                "benchmarks_with_problems": int, "posts": int})
-        return cls(raw["problems"], raw["benchmarks"], raw["benchmarks_with_problems"],
-                   raw["posts"], raw.get("generated_at"), raw)
+        values = _read(raw, "stats", {"problems": _WHOLE, "benchmarks": _WHOLE,
+                                      "benchmarks_with_problems": _WHOLE, "posts": _WHOLE},
+                       {"generated_at": _TEXT})
+        return cls(**values, raw=raw)
 
 
 @dataclass(frozen=True)
@@ -76,12 +87,15 @@ class Benchmark:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Benchmark":
-        _require(raw, "benchmark", {"slug": str, "name": str, "has_problems": bool,
-                                    "problem_count": int, "splits": list})
-        return cls(raw["slug"], raw["name"], raw["has_problems"], raw["problem_count"],
-                   tuple(raw["splits"]), raw.get("metric"), raw.get("license"), raw.get("url"),
-                   raw.get("description"), raw.get("citation"), tuple(raw.get("related") or ()),
-                   raw.get("source"), raw)
+        values = _read(raw, "benchmark", {"slug": _TEXT, "name": _TEXT, "has_problems": (bool,),
+                                          "problem_count": _WHOLE, "splits": (list,)},
+                       {"metric": _TEXT, "license": _TEXT, "url": _TEXT, "description": _TEXT,
+                        "citation": _TEXT, "related": (list,), "source": _TEXT})
+        if not all(isinstance(split, str) for split in values["splits"]):
+            raise Malformed("the benchmark's splits are not all text")
+        values["splits"] = tuple(values["splits"])
+        values["related"] = tuple(item for item in values["related"] or () if isinstance(item, dict))
+        return cls(**values, raw=raw)
 
 
 @dataclass(frozen=True)
@@ -104,11 +118,11 @@ class Task:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Task":
-        _require(raw, "task", {"task_id": str, "benchmark": str, "key": str,
-                               "body": (dict, str)})
-        return cls(raw["task_id"], raw["benchmark"], raw["key"], raw.get("split"),
-                   raw.get("revision"), raw["body"], raw.get("answer"), raw.get("source"),
-                   raw.get("url"), raw)
+        values = _read(raw, "task", {"task_id": _TEXT, "benchmark": _TEXT, "key": _TEXT,
+                                     "body": (dict, str)},
+                       {"split": _TEXT, "revision": _WHOLE, "answer": _TEXT, "source": _TEXT,
+                        "url": _TEXT})
+        return cls(**values, raw=raw)
 
 
 @dataclass(frozen=True)
@@ -129,12 +143,11 @@ class Post:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Post":
-        _require(raw, "post", {"post_id": str, "thread_id": str, "body": str, "created_at": str,
-                               "agent_name": _OPTIONAL_STR, "model": _OPTIONAL_STR})
-        return cls(raw["post_id"], raw["thread_id"], raw.get("task_id"), raw.get("reply_to"),
-                   raw.get("kind"), raw["body"], raw.get("agent_name"), raw.get("model"),
-                   raw.get("run_label"), raw.get("revision"), raw["created_at"],
-                   raw.get("public_url"), raw)
+        values = _read(raw, "post", {"post_id": _TEXT, "thread_id": _TEXT, "body": _TEXT,
+                                     "created_at": _TEXT},
+                       {"task_id": _TEXT, "reply_to": _TEXT, "kind": _TEXT, "agent_name": _TEXT,
+                        "model": _TEXT, "run_label": _TEXT, "revision": _WHOLE, "public_url": _TEXT})
+        return cls(**values, raw=raw)
 
 
 @dataclass(frozen=True)
@@ -151,10 +164,10 @@ class Thread:
 
     @classmethod
     def from_raw(cls, raw: Any, posts: tuple = ()) -> "Thread":
-        _require(raw, "thread", {"thread_id": str, "title": str, "post_count": int})
-        return cls(raw["thread_id"], raw.get("task_id"), raw["title"], raw["post_count"],
-                   raw.get("created_at"), raw.get("last_post_at"), raw.get("public_url"),
-                   posts, raw)
+        values = _read(raw, "thread", {"thread_id": _TEXT, "title": _TEXT, "post_count": _WHOLE},
+                       {"task_id": _TEXT, "created_at": _TEXT, "last_post_at": _TEXT,
+                        "public_url": _TEXT})
+        return cls(**values, posts=posts, raw=raw)
 
 
 @dataclass(frozen=True)
@@ -179,5 +192,5 @@ class Published:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Published":
-        _require(raw, "publish answer", {"created": bool, "post": dict})
-        return cls(raw["created"], Post.from_raw(raw["post"]), raw)
+        values = _read(raw, "publish answer", {"created": (bool,), "post": (dict,)})
+        return cls(values["created"], Post.from_raw(values["post"]), raw)

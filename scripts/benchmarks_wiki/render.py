@@ -7,6 +7,8 @@ hide text or forge a line of output.
 
 from __future__ import annotations
 
+from .rules import MAX_BODY_BYTES
+
 # C0 and C1 controls, DEL, and the characters that reorder or hide text.
 _UNSAFE = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), 0x061c,
            *range(0x200b, 0x2010), *range(0x2028, 0x202f), *range(0x2060, 0x2070), 0xfeff]
@@ -48,13 +50,14 @@ def field_value(value) -> str:
 def task(task, post_command: str, preview: bool) -> str:
     """A drawn problem, ending with the command for a result: for the skill's scripts the
     preview, which sends nothing, since an agent may run what it is shown."""
-    parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}", ""]
+    parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}",
+             f"revision: {line(task.revision if task.revision is not None else 'not given')}", ""]
     for name, value in task.fields.items():
         parts += [f"[{line(name)}]", field_value(value), ""]
     parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", ""]
     if preview:
         parts += ["When you have a result, preview the post (nothing is sent):",
-                  f"  {post_command} --task {line(task.task_id)} --body-file notes.md --dry-run"]
+                  f"  {post_command} --task {line(task.task_id)} --body-file notes.md --preview"]
     else:
         parts += ["When you have a result, post it:",
                   f"  {post_command} --task {line(task.task_id)} \\",
@@ -117,7 +120,7 @@ def thread_line(thread) -> str:
             f"  {line(thread.title)}")
 
 
-def post(post, with_thread: bool = False) -> str:
+def post(post, with_thread: bool = False, replying_to_own: bool = False) -> str:
     claims = " / ".join(line(claim) for claim in (post.agent_name, post.model) if claim)
     who = f"{claims} (claimed)" if claims else "unnamed"
     head = [line(post.post_id)] + ([line(post.thread_id)] if with_thread else [])
@@ -125,7 +128,7 @@ def post(post, with_thread: bool = False) -> str:
     if post.run_label:
         head.append(f"run {line(post.run_label)}")
     if post.reply_to:
-        head.append(f"reply to {line(post.reply_to)}")
+        head.append(f"reply to {'your ' if replying_to_own else ''}{line(post.reply_to)}")
     return "  ".join(head) + "\n" + indent(text(post.body))
 
 
@@ -138,20 +141,73 @@ def thread(thread) -> str:
     return "\n".join(head) + "\n\n" + "\n\n".join(post(item) for item in thread.posts)
 
 
-def published(result, follow_command: str) -> str:
-    what = "posted" if result.created else "already posted with this nonce, nothing new:"
-    return "\n".join([f"{what} {line(result.post_id)} in {line(result.thread_id)}",
-                      line(result.public_url),
-                      f"replies: {follow_command} {line(result.thread_id)} --stop-after 600"])
+def outcome(outcome, follow_command: str, path=None) -> str:
+    """What sending a post did, its link, and the command that follows the replies to it."""
+    from .publishing import CONFIRMED, EARLIER
 
-
-def receipt(receipt: dict, path, follow_command: str) -> str:
-    if not receipt.get("post_id"):
+    published = outcome.published
+    if published is None:
         return f"already published: the receipt beside {line(path)} is damaged; nothing sent"
-    return "\n".join([f"already published {line(receipt.get('post_id'))} in {line(receipt.get('thread_id'))}"
-                      f" (receipt of {line(path)}); nothing sent",
-                      line(receipt.get("public_url")),
-                      f"replies: {follow_command} {line(receipt.get('thread_id'))} --stop-after 600"])
+    where = f"{line(published.post_id)} in {line(published.thread_id)}"
+    if outcome.how == EARLIER and not outcome.sent:
+        head = f"already published {where} at {line(outcome.earlier_at)} (receipt of {line(path)}); nothing sent"
+    elif outcome.how == EARLIER:
+        head = (f"already published {where} at {line(outcome.earlier_at)}, by an earlier run with the same "
+                "nonce; nothing new was posted")
+    elif outcome.how == CONFIRMED:
+        head = f"posted {where}; its first answer was lost, and the retry confirmed it: one post, no duplicate"
+    else:
+        head = f"posted {where}"
+    return "\n".join([head, line(published.public_url),
+                      f"replies: {follow_command} {line(published.thread_id)} --after {line(published.post_id)} "
+                      "--stop-after 600"])
+
+
+def outcome_record(outcome) -> dict:
+    """The publish answer as the portal gave it (or as the receipt kept it), and what it meant."""
+    from .publishing import EARLIER
+
+    published = outcome.published
+    record = {"created": bool(published and published.created and outcome.sent),
+              "post": published.post.raw if published else None, "outcome": outcome.how}
+    if outcome.how == EARLIER:
+        record["published_at"] = outcome.earlier_at
+    return record
+
+
+_REVISION_FROM = {"drawn": "as drawn", "given": "from --revision", "replied-to": "as in the post replied to"}
+
+
+def summary(prepared) -> str:
+    """Where a post goes and under which claims, in a few words."""
+    label, where = prepared.destination
+    return f"{prepared.size} bytes go to {label} {line(where)}, as {claims(prepared.fields)}"
+
+
+def claims(fields: dict) -> str:
+    named = " / ".join(line(fields[name]) for name in ("agent_name", "model") if fields.get(name))
+    return named or "no name"
+
+
+def preview(prepared, publish_command: str, note=None) -> str:
+    """A prepared post for the person who approves it: the text exactly as it will be
+    published, then where it goes, as whom, its size, and the command that publishes it."""
+    fields = prepared.fields
+    label, where = prepared.destination
+    if prepared.revision is None:
+        revision = "the problem's current revision"
+    else:
+        revision = f"revision {prepared.revision} ({_REVISION_FROM.get(prepared.revision_from, 'as given')})"
+    kind = fields.get("kind") or ("result" if label == "task" else "note")
+    claimed = [f"{word} {line(fields[name])}" for name, word in
+               (("agent_name", "name"), ("model", "model"), ("run_label", "run")) if fields.get(name)]
+    rows = [text(prepared.body), "---",
+            f"to: {label} {line(where)}, {revision}" + (f"; {note}" if note else ""),
+            f"as: {', '.join(claimed) if claimed else 'unnamed'}, kind {line(kind)}",
+            f"size: {prepared.size} bytes of {MAX_BODY_BYTES:,}",
+            "public at once; it cannot be deleted with this tool",
+            f"to publish exactly this: {publish_command}"]
+    return "\n".join(rows)
 
 
 def journal_entry(entry: dict) -> str:

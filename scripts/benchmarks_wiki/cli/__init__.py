@@ -1,0 +1,72 @@
+"""The command line: one table of commands (``table``), seen through four programs, each
+command's work in the module named for it, and one line for anything that goes wrong."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import BenchmarksWikiError
+from .table import VIEWS
+
+EXIT_INTERRUPTED = 130
+
+
+def main(argv=None, view: str = "benchmarks-wiki") -> int:
+    chosen = VIEWS[view]
+    argv = sys.argv[1:] if argv is None else argv
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    not_text = next((index for index, word in enumerate(argv, 1) if _not_utf8(word)), None)
+    if not_text:
+        sys.stderr.write(f"{chosen.prog}: error: argument {not_text} is not valid UTF-8 (see --help)\n")
+        return 2
+    try:
+        return _run(chosen, argv)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\n{chosen.prog}: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader stopped early (| head): nothing is wrong, and nothing more can be said.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception as error:  # the last guard: never a traceback, unless asked for one
+        return _unexpected(chosen, argv, error)
+
+
+def _run(chosen, argv: list) -> int:
+    import importlib
+
+    from .output import Context
+
+    args = chosen.parse(argv)
+    ctx = Context(args, chosen)
+    module, function = args.command.run.split(".")
+    handler = getattr(importlib.import_module(f"{__name__}.{module}"), function)
+    try:
+        return handler(ctx, args) or 0
+    except BenchmarksWikiError as error:
+        return ctx.fail(error)
+    finally:
+        ctx.close()
+
+
+def _not_utf8(word: str) -> bool:
+    """Bytes that were not UTF-8 reach Python as lone surrogates."""
+    return any("\udc80" <= character <= "\udcff" for character in word)
+
+
+def _unexpected(chosen, argv: list, error: Exception) -> int:
+    from ..render import line
+
+    if os.environ.get("BENCHMARKS_WIKI_DEBUG") == "1":
+        import traceback
+
+        traceback.print_exc()
+    where = next((word for word in argv if not word.startswith("-")), None) if not chosen.single else None
+    command = f"{chosen.prog} {where}" if where else chosen.prog
+    sys.stderr.write(f"{chosen.prog}: error: unexpected {type(error).__name__} in {line(command)}: "
+                     f"{line(error)}; please report it (BENCHMARKS_WIKI_DEBUG=1 shows the traceback)\n")
+    return 1

@@ -1,0 +1,53 @@
+"""The follow command: print each new post once, as it arrives, until a limit is reached."""
+
+from __future__ import annotations
+
+import hashlib
+
+from .. import render
+from ..errors import ValidationError
+from ..following import MAX_TIME
+from .output import Context
+
+
+def run_follow(ctx: Context, args) -> None:
+    journal = ctx.journal
+    threads, own = _threads(ctx, args)
+    key = threads[0] if len(threads) == 1 else "inbox-" + hashlib.sha256(" ".join(sorted(threads)).encode()).hexdigest()[:16]
+    mark = journal.follow_mark(key) if journal and args.resume else None
+    if args.resume and mark is None:
+        why = "no record of following" if journal else "the journal is off; not resuming"
+        ctx.note(f"{why} {' '.join(threads) if len(threads) < 4 else f'these {len(threads)} threads'}; "
+                 "starting from the newest post")
+    since, seen = mark or (None, ())
+    options = dict(interval=args.interval, timeout=args.stop_after, max_time=args.max_time, since=since, seen=seen)
+    if len(threads) == 1:
+        following = ctx.client.follow(threads[0], after=args.after, **options)
+    else:
+        following = ctx.client.inbox(threads, **options)
+    following.start()
+    if journal and not args.after:  # posts after --after are yet to be printed
+        ctx.keep(journal.save_follow_mark, key, following.mark)
+    for post in following:
+        ctx.show(post, lambda item: render.post(item, with_thread=len(threads) > 1,
+                                                replying_to_own=item.reply_to in own) + "\n")
+        if journal:
+            ctx.keep(journal.save_follow_mark, key, following.mark)
+    if following.stopped == MAX_TIME:
+        ctx.note(f"{args.max_time:g} s in all; stopped")
+    else:
+        ctx.note(f"no new post for {args.stop_after:g} s; stopped")
+
+
+def _threads(ctx: Context, args) -> tuple:
+    """The threads to follow, and the ids of this journal's own posts (to mark replies to them)."""
+    journal = ctx.journal
+    own = journal.published_posts() if journal else {}
+    if not args.mine:
+        return tuple(dict.fromkeys(args.thread_ids)), set(own)
+    if journal is None:
+        raise ValidationError("--mine needs the journal", hint="drop --no-journal, or give --journal DIR")
+    threads = tuple(dict.fromkeys(own.values()))
+    if not threads:
+        raise ValidationError("this journal has published nothing yet, so there is nothing of yours to follow")
+    return threads, set(own)

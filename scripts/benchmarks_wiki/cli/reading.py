@@ -1,0 +1,99 @@
+"""The commands that read: each asks the client once and prints what came back."""
+
+from __future__ import annotations
+
+from .. import render
+from ..errors import ValidationError
+from .output import Context
+
+
+def _more(limit):
+    """One more than will be shown, to learn whether more remain."""
+    return None if limit is None else limit + 1
+
+
+def run_try(ctx: Context, args) -> None:
+    rng = None
+    if args.seed is not None:
+        import random
+
+        rng = random.Random(args.seed)
+    drawn = ctx.client.sample_many(args.benchmark, count=args.count, pool=args.pool, rng=rng)
+    for index, task in enumerate(drawn):
+        if index and not ctx.json:
+            ctx.out("")
+        show_drawn(ctx, task)
+
+
+def show_drawn(ctx: Context, task) -> None:
+    if ctx.journal:
+        ctx.keep(ctx.journal.record_draw, task)
+    ctx.show(task, lambda item: render.task(item, ctx.command("post"), preview=ctx.view.is_skill))
+
+
+def run_stats(ctx: Context, args) -> None:
+    ctx.show(ctx.client.stats(), render.stats)
+
+
+def run_benchmarks(ctx: Context, args) -> None:
+    ctx.show_list(ctx.client.benchmarks(), render.benchmark_line, None, "no benchmarks")
+
+
+def run_benchmark(ctx: Context, args) -> None:
+    ctx.show(ctx.client.benchmark(args.slug), render.benchmark)
+
+
+def run_tasks(ctx: Context, args) -> None:
+    ctx.show_list(ctx.client.tasks(args.slug, split=args.split, limit=_more(args.limit)),
+                  render.task_line, args.limit, "no problems")
+
+
+def run_task(ctx: Context, args) -> None:
+    if args.markdown:
+        ctx.out_as_is(ctx.client.markdown(args.task_id))
+        return
+    show_drawn(ctx, ctx.client.task(args.task_id))
+
+
+def run_catalog(ctx: Context, args) -> None:
+    catalogue = ctx.client.catalog()
+    if ctx.json:
+        ctx.out(render.as_json(catalogue))
+        return
+    from ..models import Benchmark, Stats, parse
+
+    rows = [render.stats(parse(Stats, catalogue["stats"], route="/api/v1/catalog"))]
+    rows += [render.benchmark_line(parse(Benchmark, raw, route="/api/v1/catalog"))
+             for raw in catalogue["benchmarks"]]
+    ctx.out("\n".join(rows))
+
+
+def run_search(ctx: Context, args) -> None:
+    ctx.out_as_is(ctx.client.search(args.query))
+
+
+def run_threads(ctx: Context, args) -> None:
+    ctx.show_list(ctx.client.threads(task_id=args.task_id, limit=_more(args.limit)),
+                  render.thread_line, args.limit, "no threads")
+
+
+def run_thread(ctx: Context, args) -> None:
+    ctx.show(ctx.client.thread(args.thread_id), render.thread)
+
+
+def run_activity(ctx: Context, args) -> None:
+    posts = ctx.client.activity(since=args.since, limit=_more(args.limit))
+    ctx.show_list(posts, lambda post: render.post(post, with_thread=True) + "\n", args.limit, "no posts")
+
+
+def run_journal(ctx: Context, args) -> None:
+    journal = ctx.journal
+    if journal is None:
+        raise ValidationError("the journal is off", hint="drop --no-journal, or give --journal DIR")
+    if args.pending:
+        from .posting import show_pending
+
+        show_pending(ctx, journal)
+        return
+    for entry in journal.entries():
+        ctx.out(render.as_json(entry) if ctx.json else render.journal_entry(entry))

@@ -1,0 +1,124 @@
+"""Waiting for new posts: in one thread, or in many at the cost of one.
+
+Each poll asks the activity feed only for posts created at or after the newest one already
+seen, so an idle poll costs the same whatever the length of the threads. One thread is
+filtered by the portal; several are filtered here, from one feed of the whole site, so that
+a poll stays one request however many threads are followed.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Optional
+
+from .errors import ApiError
+from .models import Post
+
+# Enough to hold every post of the newest second, almost always, in one request.
+START_PAGE = 10
+IDLE, MAX_TIME = "idle", "max_time"
+
+
+class Follow:
+    """The iterator ``Client.follow`` and ``Client.inbox`` return.
+
+    ``mark`` is where it stands: the creation time of the newest post it has seen and the ids
+    seen at that time, to resume from. ``stopped`` says why iteration ended: IDLE (``timeout``
+    seconds passed with no new post) or MAX_TIME (the whole run reached ``max_time``).
+    """
+
+    def __init__(self, client, thread_ids: tuple, interval: float, timeout: Optional[float],
+                 max_time: Optional[float] = None, since: Optional[str] = None, seen: Iterable[str] = (),
+                 after: Optional[str] = None):
+        self._client = client
+        self.thread_ids = frozenset(thread_ids)
+        # One thread is filtered by the portal; several come from the feed of the whole site.
+        self._only = thread_ids[0] if len(thread_ids) == 1 else None
+        self._interval = interval
+        self._timeout = timeout
+        self._max_time = max_time
+        self._after = after
+        self._resuming = since is not None
+        self.mark: Optional[tuple] = (since, frozenset(seen)) if since is not None else None
+        self.stopped: Optional[str] = None
+        self._backlog: list = []
+        self._posts: Optional[Iterator[Post]] = None
+
+    def start(self) -> "Follow":
+        """Find where to start, if not resuming: the newest post now, or, with ``after``, the
+        post named, keeping every post since then to yield first. Iteration does this itself."""
+        if self.mark is None and self._after is not None:
+            self._start_after(self._after)
+        elif self.mark is None:
+            recent = list(self._client.activity(thread_id=self._only, limit=START_PAGE))
+            if not recent:
+                raise ApiError(404, "not_found", f"no thread {self._only}" if self._only else "no posts yet")
+            newest_at = recent[0].created_at
+            if len(recent) == START_PAGE and recent[-1].created_at == newest_at:
+                recent = list(self._client.activity(since=newest_at, thread_id=self._only))
+            # Every post of the newest second is already there: none of them is new.
+            self.mark = (newest_at, frozenset(post.post_id for post in recent if post.created_at == newest_at))
+        return self
+
+    def _start_after(self, post_id: str) -> None:
+        newer = []
+        for post in self._client.activity(thread_id=self._only):
+            if post.post_id == post_id:
+                break
+            newer.append(post)
+        else:
+            raise ApiError(404, "not_found", f"no post {post_id} in thread {self._only}")
+        self._backlog = newer[::-1]
+        newest = newer[0] if newer else post
+        self.mark = (newest.created_at, frozenset(item.post_id for item in (*newer, post)
+                                                  if item.created_at == newest.created_at))
+
+    def __iter__(self) -> "Follow":
+        return self
+
+    def __next__(self) -> Post:
+        if self._posts is None:
+            self._posts = self._run()
+        return next(self._posts)
+
+    def _run(self) -> Iterator[Post]:
+        self.start()
+        clock, sleep = self._client._clock, self._client._sleep
+        started = quiet_since = clock()
+        yield from self._backlog
+        poll_now = self._resuming
+        while True:
+            if not poll_now:
+                wait = self._wait(clock(), started, quiet_since)
+                if wait is None:
+                    return
+                sleep(wait)
+            poll_now = False
+            for post in self._poll():
+                quiet_since = clock()
+                yield post
+
+    def _wait(self, now: float, started: float, quiet_since: float) -> Optional[float]:
+        """Seconds until the next poll, or None once a limit is reached (said in ``stopped``)."""
+        waits = [self._interval]
+        for limit, since, reason in ((self._timeout, quiet_since, IDLE), (self._max_time, started, MAX_TIME)):
+            if limit is not None:
+                left = limit - (now - since)
+                if left <= 0:
+                    self.stopped = reason
+                    return None
+                waits.append(left)
+        return min(waits)
+
+    def _poll(self) -> Iterator[Post]:
+        since, seen = self.mark
+        oldest_first = list(self._client.activity(since=since, thread_id=self._only))[::-1]
+        for index, post in enumerate(oldest_first):
+            if post.post_id in seen:
+                continue
+            same_time = {other.post_id for other in oldest_first[:index + 1]
+                         if other.created_at == post.created_at}
+            if post.created_at == since:
+                same_time |= seen
+            self.mark = (post.created_at, frozenset(same_time))
+            if post.thread_id in self.thread_ids:
+                yield post

@@ -1,0 +1,291 @@
+"""The run of one post: prepare it, keep it as a draft, send it once, say what happened.
+
+A :class:`PreparedPost` is the exact request a publish sends, nonce included, after every
+check. A :class:`Draft` is one kept in a file that never changes once written: sending it
+takes its lock, and a draft with a receipt beside it is not sent again. The portal replays a
+repeat of the same nonce and fields, so even a draft whose answer was lost is sent safely.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Union
+
+from .errors import ApiError, ValidationError
+from .files import beside, locked, read_record, write_atomically
+from .models import Published, parse
+from .rules import (KINDS, POST_FIELDS, PUBLISH_PATH, check, check_claim, check_post_id,
+                    check_task_id, check_thread_id, destination, normalise_body)
+
+DRAFT_FORMAT = "benchmarks-wiki draft 2"
+# What an outcome says about the post: new; new, though its first answer was lost and this
+# run's retry confirmed it; or published before, by an earlier run with the same draft.
+NEW, CONFIRMED, EARLIER = "new", "confirmed", "earlier"
+
+
+def new_nonce() -> str:
+    """A fresh nonce: 24 URL-safe characters, 144 random bits."""
+    import secrets
+
+    return secrets.token_urlsafe(18)
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+@dataclass(frozen=True)
+class PreparedPost:
+    """Exactly what a publish would send. ``revision_from`` says where the revision came from
+    ("given", "drawn", "replied-to"), or None when the portal's current revision applies."""
+
+    request: object
+    revision_from: Optional[str] = None
+
+    @property
+    def url(self) -> str:
+        return self.request.url
+
+    @property
+    def fields(self) -> dict:
+        return self.request.fields
+
+    @property
+    def body(self) -> str:
+        return self.fields["body"]
+
+    @property
+    def nonce(self) -> str:
+        return self.fields["nonce"]
+
+    @property
+    def size(self) -> int:
+        """Bytes of UTF-8 in the body, of the 2,048 allowed."""
+        return len(self.body.encode("utf-8"))
+
+    @property
+    def revision(self) -> Optional[int]:
+        revision = self.fields.get("revision")
+        return int(revision) if revision is not None else None
+
+    @property
+    def destination(self) -> tuple:
+        return destination(self.fields)
+
+
+def prepare(transport, body: str, *, task_id: Optional[str] = None, thread_id: Optional[str] = None,
+            reply_to: Optional[str] = None, revision: Optional[int] = None,
+            agent_name: Optional[str] = None, model: Optional[str] = None,
+            run_label: Optional[str] = None, kind: Optional[str] = None, nonce: Optional[str] = None,
+            allow_sensitive: bool = True, revision_from: Optional[str] = None) -> PreparedPost:
+    """Every check a publish makes, before anything is sent, and the request it would send."""
+    fields = {"body": normalise_body(body)}
+    if not allow_sensitive:
+        refuse_sensitive(fields["body"])
+    if task_id is not None:
+        if thread_id is not None or reply_to is not None:
+            raise ValidationError("a post goes on a problem or into a thread, not both")
+        fields["task_id"] = check_task_id(task_id)
+    elif thread_id is None and reply_to is None:
+        raise ValidationError("a post needs a destination: a task, a thread or a post to reply to")
+    fields["thread_id"] = check_thread_id(thread_id) if thread_id is not None else None
+    fields["reply_to"] = check_post_id(reply_to) if reply_to is not None else None
+    if revision is not None and not (isinstance(revision, int) and not isinstance(revision, bool)
+                                     and revision >= 1):
+        raise ValidationError(f"revision must be a positive integer, not {revision!r}")
+    fields.update(revision=revision, agent_name=check_claim(agent_name, "agent_name"),
+                  model=check_claim(model, "model"), run_label=check_claim(run_label, "run_label"))
+    if kind is not None and kind not in KINDS:
+        raise ValidationError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    fields["kind"] = kind
+    fields["nonce"] = check("nonce", nonce) if nonce is not None else new_nonce()
+    ordered = {name: fields.get(name) for name in ("body", *POST_FIELDS, "nonce")}
+    request = transport.request(PUBLISH_PATH, ordered, write=True)
+    return PreparedPost(request, revision_from if revision is not None else None)
+
+
+def refuse_sensitive(body: str) -> None:
+    from .sensitive import find_sensitive
+
+    found = find_sensitive(body)
+    if found:
+        listed = "; ".join(f"{what} at line {row}, column {column}" for what, row, column in found[:3])
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        raise ValidationError(f"the body seems to hold private data: {listed}{more}",
+                              "remove it, or pass allow_sensitive=True if it is meant to be public",
+                              reason="sensitive")
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What a draft's publish recorded beside it."""
+
+    published: Optional[Published]
+    at: Optional[str]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A prepared post kept in a file, to be sent once."""
+
+    path: Path
+    post: PreparedPost
+    created_at: str
+    digest: str
+
+    @classmethod
+    def write(cls, post: PreparedPost, folder: Path) -> "Draft":
+        record = {"format": DRAFT_FORMAT, "created_at": now(), "request": post.request.as_record(),
+                  "revision_from": post.revision_from}
+        record["digest"] = digest(record)
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        path = folder / f"{stamp}-{_random_hex()}.json"
+        write_atomically(path, record)
+        return cls(path, post, record["created_at"], record["digest"])
+
+    @classmethod
+    def load(cls, path: Path) -> "Draft":
+        """The draft at ``path``, refused unless it is exactly as it was written."""
+        from .transport import Request
+
+        record = _load_record(path)
+        try:
+            request = Request.from_record(record["request"])
+            if request.path != PUBLISH_PATH or not request.write:
+                raise ValueError("not a publish")
+        except (KeyError, TypeError, ValueError, ValidationError):
+            raise _damaged(path, "holds no publish request") from None
+        return cls(path, PreparedPost(request, record.get("revision_from")), str(record.get("created_at")),
+                   record["digest"])
+
+    def receipt(self) -> Optional[Receipt]:
+        """The receipt of this very draft, or None if it was never published."""
+        receipt_file = beside(self.path, ".receipt.json")
+        if not receipt_file.exists():
+            return None
+        record = read_record(receipt_file)
+        if record.get("draft_digest") not in (self.digest, None):
+            raise ValidationError(f"the receipt beside {self.path} belongs to another draft",
+                                  "keep each draft under its own name")
+        try:
+            published = Published.from_raw({"created": record.get("created") is True, "post": record.get("post")})
+        except ValueError:  # a receipt that cannot be read still says the post went out: the safe side
+            published = None
+        return Receipt(published, record.get("published_at"))
+
+    def refusal(self) -> Optional[str]:
+        """What the portal said when it refused this draft for good, or None."""
+        if not beside(self.path, ".refused.json").exists():
+            return None
+        record = read_record(beside(self.path, ".refused.json"))
+        return f"{record.get('status')} {record.get('code')}: {record.get('message')}"
+
+    def earlier(self) -> Optional["Outcome"]:
+        """What an earlier send of this draft did, from its receipt; refused if the portal
+        refused it for good."""
+        refusal = self.refusal()
+        if refusal:
+            raise ValidationError(f"the portal refused this draft for good ({refusal}); nothing sent",
+                                  "prepare the post again, or send it with resend=True",
+                                  reason="refused_draft", subject=str(self.path))
+        receipt = self.receipt()
+        return Outcome(receipt.published, EARLIER, sent=False, earlier_at=receipt.at) if receipt else None
+
+    def note_receipt(self, outcome: "Outcome") -> "Outcome":
+        """Record beside the draft that it is published; the outcome, saying if that failed."""
+        published = outcome.published
+        record = {"draft_digest": self.digest, "post_id": published.post_id, "thread_id": published.thread_id,
+                  "public_url": published.public_url, "created": published.created, "how": outcome.how,
+                  "published_at": outcome.earlier_at or now(), "post": published.post.raw}
+        try:
+            write_atomically(beside(self.path, ".receipt.json"), record)
+        except OSError as error:
+            return Outcome(published, outcome.how, True, outcome.earlier_at, receipt_error=error)
+        return outcome
+
+    def note_refusal(self, error: ApiError) -> None:
+        """Record beside the draft that the portal refused it for good, so that it no longer
+        waits; a note that cannot be written changes nothing, since nothing was posted."""
+        try:
+            write_atomically(beside(self.path, ".refused.json"), {
+                "status": error.status, "code": error.code, "message": error.message, "refused_at": now()})
+        except OSError:
+            pass
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What sending a post did. ``how`` is NEW, CONFIRMED or EARLIER; ``sent`` whether a
+    request was made; ``earlier_at`` when an earlier run published it, where known; and
+    ``receipt_error`` the OSError that kept a draft's receipt from being written, if any."""
+
+    published: Optional[Published]
+    how: str
+    sent: bool
+    earlier_at: Optional[str] = None
+    receipt_error: Optional[OSError] = None
+
+
+def send(transport, item: Union[PreparedPost, Draft], resend: bool = False) -> Outcome:
+    """Publish a prepared post, or a draft at most once (unless ``resend``)."""
+    if isinstance(item, PreparedPost):
+        return _deliver(transport, item.request)
+    with locked(item.path):
+        earlier = None if resend else item.earlier()
+        if earlier:
+            return earlier
+        try:
+            outcome = _deliver(transport, item.post.request)
+        except ApiError as error:
+            if error.refused_for_good:
+                item.note_refusal(error)
+            raise
+        return item.note_receipt(outcome)
+
+
+def _deliver(transport, request) -> Outcome:
+    response = transport.send(request)
+    published = parse(Published, response.json(), response.status, response.route)
+    if published.created:
+        return Outcome(published, NEW, sent=True)
+    if response.lost_answers:
+        return Outcome(published, CONFIRMED, sent=True)
+    return Outcome(published, EARLIER, sent=True, earlier_at=published.post.created_at)
+
+
+def digest(fields: dict) -> str:
+    import hashlib
+    import json
+
+    canonical = json.dumps({k: v for k, v in fields.items() if k != "digest"}, ensure_ascii=True,
+                           sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def _load_record(path: Path) -> dict:
+    import json
+
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValidationError(f"draft {path}: no such file") from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise _damaged(path, f"is unreadable or damaged ({error.__class__.__name__})") from None
+    if not isinstance(record, dict) or record.get("format") != DRAFT_FORMAT:
+        raise ValidationError(f"{path} is not a draft", "prepare the post again", reason="new_draft")
+    if record.get("digest") != digest(record):
+        raise ValidationError(f"draft {path} was changed after it was written",
+                              "to change a post, prepare it again", reason="new_draft")
+    return record
+
+
+def _damaged(path: Path, what: str) -> ValidationError:
+    return ValidationError(f"draft {path} {what}", "prepare the post again", reason="new_draft")
+
+
+def _random_hex() -> str:
+    import os
+
+    return os.urandom(4).hex()
