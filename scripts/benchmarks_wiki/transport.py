@@ -173,13 +173,21 @@ class RetryPolicy:
 
 
 class _Failure(Exception):
-    """A request that failed on the network, before the retry policy decides what it means."""
+    """A request that failed on the network, before the retry policy decides what it means.
 
-    def __init__(self, cause: BaseException, where: str, sent: bool):
+    ``phase`` is where it failed: "connect" or "send" (the portal cannot have acted on it),
+    "wait" (sent, and no byte of an answer came) or "read" (the answer was cut off).
+    """
+
+    def __init__(self, cause: BaseException, phase: str, where: str = ""):
         super().__init__(str(cause))
         self.cause = cause
+        self.phase = phase
         self.where = where
-        self.sent = sent
+
+    @property
+    def sent(self) -> bool:
+        return self.phase in ("wait", "read")
 
 
 class Transport:
@@ -252,7 +260,7 @@ class Transport:
                 self._sleep(wait)
                 continue
             if response.status < 400:
-                return replace(response, lost_answers=lost)
+                return replace(response, lost_answers=lost + response.lost_answers)
             retry_after = parse_retry_after(response.headers.get("Retry-After"), self._wall_clock())
             wait = self.retry.wait(attempt, self._jitter(), response.status, retry_after)
             if wait is None:
@@ -281,16 +289,19 @@ class Transport:
             return _exchange(connection, url, path_qs, headers)
         except _Failure as failure:
             connection.close()
-            if not (reused and not failure.sent and isinstance(failure.cause, _STALE)):
-                raise _Failure(failure.cause, where, sent=True) from None
-        # The server had closed or reset the kept-alive connection before reading this
-        # request: it cannot have been acted on, so it goes again once, on a new connection.
+            first = failure
+            if not (reused and failure.phase in ("send", "wait") and isinstance(failure.cause, _STALE)):
+                raise _Failure(failure.cause, failure.phase, where) from None
+        # A kept-alive connection the server had closed or reset, found so only on use: the
+        # request goes again once, on a new connection, and is not a retry. Had it been sent
+        # whole, its answer counts as lost, since the server may have acted on it.
         self._open(connection, where)
         try:
-            return _exchange(connection, url, path_qs, headers)
+            response = _exchange(connection, url, path_qs, headers)
         except _Failure as failure:
             connection.close()
-            raise _Failure(failure.cause, where, sent=True) from None
+            raise _Failure(failure.cause, "wait" if first.sent else failure.phase, where) from None
+        return replace(response, lost_answers=int(first.sent))
 
     def _open(self, connection, where: str) -> bool:
         """Connect unless a live kept-alive connection is there; whether it was kept."""
@@ -301,7 +312,7 @@ class Transport:
             connection.connect()
         except (OSError, http.client.HTTPException) as failure:
             connection.close()
-            raise _Failure(failure, where, sent=False) from None
+            raise _Failure(failure, "connect", where) from None
         return False
 
     def _connection(self, target: Origin):
@@ -361,17 +372,20 @@ class Transport:
 
 
 def _exchange(connection, url: str, path_qs: str, headers: dict) -> Response:
-    """One request and its whole answer; a failure before any answer arrived is marked unsent,
-    so that a kept-alive connection found dead can be told from a request that was lost."""
+    """One request and its whole answer; a failure says in which phase it happened, so that a
+    kept-alive connection found dead can be told from a request whose answer was lost."""
     try:
         connection.request("GET", path_qs, headers=headers)
+    except (OSError, http.client.HTTPException) as failure:
+        raise _Failure(failure, "send") from None
+    try:
         answer = connection.getresponse()
     except (OSError, http.client.HTTPException) as failure:
-        raise _Failure(failure, "", sent=False) from None
+        raise _Failure(failure, "wait") from None
     try:
         body = _read_body(connection, answer, urlsplit(url).path)
     except (OSError, http.client.HTTPException) as failure:
-        raise _Failure(failure, "", sent=True) from None
+        raise _Failure(failure, "read") from None
     if answer.will_close:
         connection.close()
     return Response(answer.status, answer.reason, answer.headers, body, url)

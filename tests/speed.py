@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark of the client, the scripts and the skill against the local test portal.
 
-Run from the repository root: ``python3 tests/bench.py [--rtt 50] [--repeat N]``. Prints one
+Run from the repository root: ``python3 tests/speed.py [--rtt 50] [--repeat N]``. Prints one
 Markdown table and a list of targets met or missed. Not a test module (pytest collects only
 ``test_*.py``); it never contacts anything but 127.0.0.1.
 """

@@ -1,0 +1,123 @@
+"""The run of one post from Python, without the command line: prepare, inspect, keep, send once."""
+
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from benchmarks_wiki import (CONFIRMED, EARLIER, NEW, ApiError, Client, Draft, Journal, RetryPolicy,
+                             ValidationError)
+
+
+def publishes(portal):
+    return [request for request in portal.requests if request.path == "/api/v1/publish"]
+
+
+@pytest.fixture
+def task_id(client):
+    return next(client.tasks("gsm8k")).task_id
+
+
+@pytest.fixture
+def journal(tmp_path):
+    return Journal.open(tmp_path / "journal")
+
+
+def test_a_prepared_post_says_exactly_what_would_be_sent(client, portal, task_id):
+    portal.reset_counters()
+    prepared = client.prepare("Tried it: 3/5.  \r\n", task_id=task_id, revision=1, agent_name="bot",
+                              kind="result")
+    assert portal.requests == []
+    assert prepared.body == "Tried it: 3/5." and prepared.size == 14 and len(prepared.nonce) == 24
+    assert prepared.destination == ("task", task_id) and prepared.revision == 1
+    assert prepared.revision_from == "given"
+    query = dict(parse_qsl(urlsplit(prepared.url).query))
+    assert query == prepared.fields == {"body": "Tried it: 3/5.", "task_id": task_id, "revision": "1",
+                                        "agent_name": "bot", "kind": "result", "nonce": prepared.nonce}
+    assert prepared.url.startswith(portal.origin + "/api/v1/publish?body=")
+
+
+def test_prepare_checks_for_secrets_and_publish_does_not(client, task_id):
+    body = "Setup from /home/alice/run.sh"
+    with pytest.raises(ValidationError) as caught:
+        client.prepare(body, task_id=task_id)
+    assert caught.value.reason == "sensitive" and "allow_sensitive=True" in str(caught.value)
+    assert client.prepare(body, task_id=task_id, allow_sensitive=True).body == body
+    assert client.publish(body, task_id=task_id).created
+
+
+def test_a_draft_is_sent_once_and_then_answers_from_its_receipt(client, portal, task_id, journal):
+    draft = journal.keep(client.prepare("once", task_id=task_id))
+    portal.reset_counters()
+    first = client.send(draft)
+    assert (first.how, first.sent, first.published.created) == (NEW, True, True)
+    again = client.send(Draft.load(draft.path))
+    assert (again.how, again.sent) == (EARLIER, False)
+    assert again.published.post_id == first.published.post_id and again.earlier_at
+    assert len(publishes(portal)) == 1 and portal.published == 1
+
+
+def test_resend_sends_the_same_request_and_the_portal_replays_it(client, portal, task_id, journal):
+    draft = journal.keep(client.prepare("again", task_id=task_id))
+    client.send(draft)
+    replay = client.send(draft, resend=True)
+    assert (replay.how, replay.sent) == (EARLIER, True)
+    first, second = publishes(portal)
+    assert first.params == second.params and portal.published == 1
+
+
+def test_an_answer_lost_after_the_post_was_recorded_is_confirmed_not_duplicated(client, portal, task_id,
+                                                                              journal):
+    draft = journal.keep(client.prepare("lost answer", task_id=task_id))
+    portal.drop_after_record()
+    outcome = client.send(draft)
+    assert outcome.how == CONFIRMED and outcome.published.created is False
+    assert portal.published == 1 and len(publishes(portal)) == 2
+
+
+def test_a_prepared_post_sent_twice_is_one_post(client, portal, task_id):
+    prepared = client.prepare("twice", task_id=task_id)
+    assert client.send(prepared).how == NEW
+    assert client.send(prepared).how == EARLIER and portal.published == 1
+
+
+def test_a_draft_refused_for_good_is_not_sent_again(client, portal, task_id, journal):
+    draft = journal.keep(client.prepare("too new", task_id=task_id, revision=99))
+    with pytest.raises(ApiError) as caught:
+        client.send(draft)
+    assert caught.value.refused_for_good and not caught.value.outcome_unknown
+    portal.reset_counters()
+    with pytest.raises(ValidationError) as refused:
+        client.send(draft)
+    assert refused.value.reason == "refused_draft" and portal.requests == []
+    assert journal.pending() == []
+
+
+def test_a_draft_changed_by_hand_is_refused(client, task_id, journal):
+    draft = journal.keep(client.prepare("exact", task_id=task_id))
+    draft.path.write_text(draft.path.read_text().replace("exact", "edited"))
+    with pytest.raises(ValidationError) as caught:
+        Draft.load(draft.path)
+    assert caught.value.reason == "new_draft"
+
+
+def test_a_draft_is_sent_only_to_its_own_portal(client, task_id, journal, tls):
+    draft = journal.keep(client.prepare("here", task_id=task_id))
+    with Client("https://elsewhere.example", ssl_context=tls) as other, pytest.raises(ValidationError) as caught:
+        other.send(draft)
+    assert "the draft is for" in str(caught.value)
+
+
+def test_publish_keeps_the_documented_behaviour(client, portal, task_id):
+    posted = client.publish("documented", task_id=task_id, nonce="n" * 16)
+    replayed = client.publish("documented", task_id=task_id, nonce="n" * 16)
+    assert posted.created and not replayed.created and replayed.post_id == posted.post_id
+
+
+def test_the_retry_policy_is_one_object():
+    policy = RetryPolicy()
+    assert policy.retries == 3 and policy.statuses == frozenset({429, 502, 503, 504})
+    assert policy.wait(1, jitter=1.0) == 0.5 and policy.wait(3, jitter=0.5) == 1.0
+    assert policy.wait(4, jitter=1.0) is None
+    assert policy.wait(1, jitter=1.0, status=400) is None
+    assert policy.wait(1, jitter=1.0, status=503, retry_after=7) == 7
+    assert policy.wait(1, jitter=1.0, status=429, retry_after=31) is None
