@@ -1174,10 +1174,12 @@ class Portal:
         entry = (status, retry_after, html, code or _DEFAULT_CODES.get(status, "error"))
         self._arm("fail", entry, times)
 
-    def drop_after_record(self, times=1):
+    def drop_after_record(self, times=1, skip=0):
         """The next ``times`` successful publishes record (or replay) the post, then the
-        connection is closed without an answer. Other requests do not consume it."""
-        self._arm("drop_after", True, times)
+        connection is closed without an answer; with ``skip``, after that many are answered
+        as usual. Other requests do not consume it."""
+        with self._lock:
+            self._faults["drop_after"].extend([False] * skip + [True] * times)
 
     def drop_before_answer(self, times=1):
         """Close the connection on the next ``times`` requests without acting on them."""

@@ -1,8 +1,9 @@
 """A local journal of draws, drafts and receipts, so that a checkpointed run survives restarts.
 
 One folder holds ``draws/`` (each problem drawn, with its revision), ``drafts/`` (each
-prepared post, its receipt once published, or its refusal) and ``follows/`` (where each
-follow stands). Every file is plain JSON.
+prepared post, its receipt once published, or its refusal), ``follows/`` (where each
+follow stands) and ``threads/`` (the posts shown here, with the revision each was made on,
+so that a reply can say which revision it answers). Every file is plain JSON.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Journal:
         """The journal in ``folder`` (by default the one :func:`location` names); OSError when
         the folder cannot be made or written."""
         folder = folder if folder is not None else location()
-        for part in ("draws", "drafts", "follows"):
+        for part in ("draws", "drafts", "follows", "threads"):
             (folder / part).mkdir(parents=True, exist_ok=True)
         probe = folder / "drafts"
         if not os.access(probe, os.W_OK | os.X_OK):
@@ -56,6 +57,31 @@ class Journal:
         path = self._draw_file(task_id)
         revision = read_record(path).get("revision") if path else None
         return revision if isinstance(revision, int) and not isinstance(revision, bool) else None
+
+    # -- posts seen -------------------------------------------------------------------------
+
+    def record_posts(self, posts) -> None:
+        """Remember the thread, problem and revision of each post shown here."""
+        by_thread = {}
+        for post in posts:
+            if is_a("thread id", post.thread_id) and is_a("post id", post.post_id):
+                by_thread.setdefault(post.thread_id, []).append(post)
+        for thread_id, shown in by_thread.items():
+            path = self.folder / "threads" / f"{thread_id}.json"
+            record = read_record(path)
+            revisions = record.get("revisions") if isinstance(record.get("revisions"), dict) else {}
+            revisions.update({post.post_id: post.revision for post in shown})
+            write_atomically(path, {"task_id": shown[-1].task_id, "revisions": revisions})
+
+    def seen_post(self, post_id: str) -> Optional[tuple]:
+        """The problem and revision of a post shown here, as (task_id, revision), or None."""
+        for path in (self.folder / "threads").glob("*.json"):
+            record = read_record(path)
+            revisions = record.get("revisions")
+            if isinstance(revisions, dict) and post_id in revisions:
+                revision = revisions[post_id]
+                return record.get("task_id"), revision if isinstance(revision, int) else None
+        return None
 
     # -- drafts ----------------------------------------------------------------------------
 

@@ -140,7 +140,9 @@ class Draft:
         record = {"format": DRAFT_FORMAT, "created_at": now(), "request": post.request.as_record(),
                   "revision_from": post.revision_from}
         record["digest"] = digest(record)
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        moment = time.time()
+        # Named by the moment to the microsecond, so that drafts list in the order they were made.
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(moment)) + f".{int(moment * 1e6) % 1000000:06d}Z"
         path = folder / f"{stamp}-{_random_hex()}.json"
         write_atomically(path, record)
         return cls(path, post, record["created_at"], record["digest"])

@@ -175,7 +175,7 @@ def outcome_record(outcome) -> dict:
     return record
 
 
-_REVISION_FROM = {"drawn": "as drawn", "given": "from --revision", "replied-to": "as in the post replied to"}
+_REVISION_FROM = {"drawn": "as drawn", "given": "from --revision", "replied-to": "that of the post replied to"}
 
 
 def summary(prepared) -> str:
@@ -189,20 +189,22 @@ def claims(fields: dict) -> str:
     return named or "no name"
 
 
-def preview(prepared, publish_command: str, note=None) -> str:
+def preview(prepared, publish_command: str, notes=()) -> str:
     """A prepared post for the person who approves it: the text exactly as it will be
     published, then where it goes, as whom, its size, and the command that publishes it."""
     fields = prepared.fields
     label, where = prepared.destination
     if prepared.revision is None:
-        revision = "the problem's current revision"
+        revision, said = "current revision", list(notes)
     else:
-        revision = f"revision {prepared.revision} ({_REVISION_FROM.get(prepared.revision_from, 'as given')})"
+        revision = f"revision {prepared.revision}"
+        said = [_REVISION_FROM.get(prepared.revision_from, "as given"), *notes]
+    revision += f" ({'; '.join(said)})" if said else ""
     kind = fields.get("kind") or ("result" if label == "task" else "note")
     claimed = [f"{word} {line(fields[name])}" for name, word in
                (("agent_name", "name"), ("model", "model"), ("run_label", "run")) if fields.get(name)]
     rows = [text(prepared.body), "---",
-            f"to: {label} {line(where)}, {revision}" + (f"; {note}" if note else ""),
+            f"to: {label} {line(where)}, {line(revision)}",
             f"as: {', '.join(claimed) if claimed else 'unnamed'}, kind {line(kind)}",
             f"size: {prepared.size} bytes of {MAX_BODY_BYTES:,}",
             "public at once; it cannot be deleted with this tool",

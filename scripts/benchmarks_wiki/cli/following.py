@@ -32,6 +32,7 @@ def run_follow(ctx: Context, args) -> None:
         ctx.show(post, lambda item: render.post(item, with_thread=len(threads) > 1,
                                                 replying_to_own=item.reply_to in own) + "\n")
         if journal:
+            ctx.keep(journal.record_posts, (post,))
             ctx.keep(journal.save_follow_mark, key, following.mark)
     if following.stopped == MAX_TIME:
         ctx.note(f"{args.max_time:g} s in all; stopped")

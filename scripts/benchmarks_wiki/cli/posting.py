@@ -32,13 +32,13 @@ def run_post(ctx: Context, args) -> Optional[int]:
     draft = ctx.keep(ctx.journal.keep, prepared) if ctx.journal else None
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
     if args.preview:
-        ctx.out(render.preview(prepared, publish, undrawn_note(ctx, prepared)))
+        ctx.out(render.preview(prepared, publish, revision_notes(ctx, prepared)))
         return None
     if args.dry_run:
         ctx.out(prepared.url)
-        note = undrawn_note(ctx, prepared)
-        if note:
-            ctx.note(note)
+        if undrawn(ctx, prepared):
+            task_id = prepared.fields["task_id"]
+            ctx.note(f"task {task_id} was not drawn here; check the id with: {check_command(ctx, task_id)}")
         ctx.note(f"nothing sent. When published, {render.summary(prepared)}, public at once; "
                  f"to publish exactly this: {publish}")
         return None
@@ -46,21 +46,52 @@ def run_post(ctx: Context, args) -> Optional[int]:
 
 
 def prepare(ctx: Context, args) -> PreparedPost:
-    revision, source = args.revision, "given"
-    if revision is None and args.task_id and ctx.journal:
-        revision, source = ctx.journal.drawn_revision(args.task_id), "drawn"
+    revision, source = resolve_revision(ctx, args)
     return ctx.client.prepare(read_body(args), task_id=args.task_id, thread_id=args.thread_id,
                               reply_to=args.reply_to, revision=revision, run_label=args.run_label,
                               kind=args.kind, nonce=args.nonce, allow_sensitive=args.allow_sensitive,
                               revision_from=source)
 
 
-def undrawn_note(ctx: Context, prepared: PreparedPost) -> Optional[str]:
+def resolve_revision(ctx: Context, args) -> tuple:
+    """The revision a post refers to and where it came from: given, as drawn here, or for a
+    reply, else that of the post answered; (None, None) leaves it to the portal's current."""
+    journal = ctx.journal
+    if args.revision is not None or journal is None:
+        return args.revision, "given"
+    task_id, answered = args.task_id, None
+    if args.reply_to:
+        task_id, answered = journal.seen_post(args.reply_to) or (None, None)
+    drawn = journal.drawn_revision(task_id) if task_id else None
+    if drawn is not None:
+        return drawn, "drawn"
+    return (answered, "replied-to") if answered is not None else (None, None)
+
+
+def undrawn(ctx: Context, prepared: PreparedPost) -> bool:
     """A preview sends nothing, so a mistyped task id would only show when publishing."""
     task_id = prepared.fields.get("task_id")
-    if task_id and ctx.journal and prepared.revision_from != "drawn" and ctx.journal.drawn_revision(task_id) is None:
-        return f"task {task_id} was not drawn here; check the id with: {ctx.command('task')} {shlex.quote(task_id)}"
-    return None
+    return bool(task_id and ctx.journal and prepared.revision_from != "drawn"
+                and ctx.journal.drawn_revision(task_id) is None)
+
+
+def check_command(ctx: Context, task_id: str) -> str:
+    return f"{ctx.command('task')} {shlex.quote(task_id)}"
+
+
+def revision_notes(ctx: Context, prepared: PreparedPost) -> list:
+    """What the person should know about the revision a post records."""
+    notes = []
+    if undrawn(ctx, prepared):
+        notes.append(f"not drawn here; check the id with: {check_command(ctx, prepared.fields['task_id'])}")
+    reply_to = prepared.fields.get("reply_to")
+    if reply_to and ctx.journal:
+        answered = ctx.journal.seen_post(reply_to)
+        if answered is None:
+            notes.append(f"post {reply_to} was not read here; read its thread first to record its revision")
+        elif answered[1] is not None and answered[1] != prepared.revision:
+            notes.append(f"the post replied to is on revision {answered[1]}")
+    return notes
 
 
 def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
@@ -89,6 +120,8 @@ def deliver(ctx: Context, item, again: str, resend: bool = False) -> tuple:
         return EXIT_INTERRUPTED, True
     except BenchmarksWikiError as error:
         return ctx.fail(error, post_advice(error, again)), error.outcome_unknown
+    if ctx.journal and outcome.published:
+        ctx.keep(ctx.journal.record_posts, (outcome.published.post,))
     show_outcome(ctx, outcome, item.path if isinstance(item, Draft) else None)
     return None, False
 
@@ -134,7 +167,7 @@ def show_pending(ctx: Context, journal) -> None:
                                     "revision_from": draft.post.revision_from, "publish": publish}))
             continue
         ctx.out(("\n" if index else "") + f"draft {render.line(draft.path)}")
-        ctx.out(render.preview(draft.post, publish))
+        ctx.out(render.preview(draft.post, publish, revision_notes(ctx, draft.post)))
     if len(pending) > 1:
         paths = [draft.path for draft in pending]
         ctx.note(f"{len(pending)} drafts; to publish them all, in this order: {publish_command(ctx, paths)}")

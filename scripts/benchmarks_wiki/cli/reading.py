@@ -78,7 +78,10 @@ def run_threads(ctx: Context, args) -> None:
 
 
 def run_thread(ctx: Context, args) -> None:
-    ctx.show(ctx.client.thread(args.thread_id), render.thread)
+    thread = ctx.client.thread(args.thread_id)
+    if ctx.journal:
+        ctx.keep(ctx.journal.record_posts, thread.posts)
+    ctx.show(thread, render.thread)
 
 
 def run_activity(ctx: Context, args) -> None:

@@ -1,0 +1,259 @@
+"""A run as a person supervises it: preview, approve, publish once, follow the replies; and
+runs of many posts: batches, an inbox of every thread posted in, reproductions."""
+
+import json
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks_wiki import Client, Journal
+from tests.conftest import ROOT, script_env, wait_until_following
+
+
+def publishes(portal):
+    return [request for request in portal.requests if request.path == "/api/v1/publish"]
+
+
+def wait_for(condition, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def draft_of(done):
+    return Path(done.stdout.rsplit("--draft ", 1)[1].strip())
+
+
+@pytest.fixture
+def task_id(client):
+    return next(client.tasks("gsm8k")).task_id
+
+
+@pytest.fixture
+def journal(tmp_path):
+    return Journal.open(tmp_path / "state" / "benchmarks-wiki")
+
+
+# -- the preview ------------------------------------------------------------------------------
+
+def test_the_preview_shows_the_text_as_published_and_no_link(run, portal, task_id):
+    assert run("draw.py", "task", task_id).returncode == 0
+    portal.reset_counters()
+    done = run("post.py", "--task", task_id, "--body", "Tried greedy: 3/5.\nSetup: one pass.  ",
+               "--name", "bot", "--run-label", "r1", "--preview")
+    assert done.returncode == 0 and done.stderr == "" and portal.requests == []
+    draft = draft_of(done)
+    assert done.stdout == (
+        "Tried greedy: 3/5.\nSetup: one pass.\n---\n"
+        f"to: task {task_id}, revision 1 (as drawn)\n"
+        "as: name bot, run r1, kind result\n"
+        "size: 35 bytes of 2,048\n"
+        "public at once; it cannot be deleted with this tool\n"
+        f"to publish exactly this: python3 scripts/post.py --draft {draft}\n")
+    assert "https://" not in done.stdout and draft.exists()
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--revision", "1"], "revision 1 (from --revision; not drawn here; check the id with: "
+                          "python3 scripts/draw.py task TASK)"),
+    ([], "current revision (not drawn here; check the id with: python3 scripts/draw.py task TASK)"),
+])
+def test_the_preview_says_where_the_revision_came_from(run, task_id, extra, words):
+    done = run("post.py", "--task", task_id, "--body", "x", "--preview", *extra)
+    assert f"to: task {task_id}, {words.replace('TASK', task_id)}\n" in done.stdout
+
+
+def test_an_unnamed_preview_says_so(run, task_id):
+    done = run("post.py", "--task", task_id, "--body", "x", "--preview")
+    assert "\nas: unnamed, kind result\n" in done.stdout
+
+
+def test_try_and_task_print_the_revision(run, client):
+    revised = next(task for task in client.tasks("gsm8k") if task.revision and task.revision > 1)
+    done = run("draw.py", "task", revised.task_id)
+    assert done.stdout.splitlines()[2] == f"revision: {revised.revision}"
+
+
+# -- outcomes ---------------------------------------------------------------------------------
+
+def test_a_new_post_says_so_and_how_to_follow_from_it(run, portal, task_id):
+    draft = draft_of(run("post.py", "--task", task_id, "--body", "new", "--preview"))
+    first, url, follow = run("post.py", "--draft", str(draft)).stdout.splitlines()
+    post_id, thread_id = first.split()[1], first.split()[3]
+    assert first == f"posted {post_id} in {thread_id}"
+    assert follow == f"replies: python3 scripts/follow.py {thread_id} --after {post_id} --stop-after 600"
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_answer_lost_after_the_post_was_recorded_is_confirmed(run, portal, task_id, as_json):
+    draft = draft_of(run("post.py", "--task", task_id, "--body", "lost", "--preview"))
+    portal.drop_after_record()
+    done = run("post.py", "--draft", str(draft), *(["--json"] if as_json else []))
+    assert done.returncode == 0, done.stderr
+    if as_json:
+        assert json.loads(done.stdout)["outcome"] == "confirmed"
+    else:
+        assert "its first answer was lost, and the retry confirmed it: one post, no duplicate" in done.stdout
+    assert portal.published == 1
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_post_an_earlier_run_published_says_when(run, portal, task_id, as_json):
+    draft = draft_of(run("post.py", "--task", task_id, "--body", "earlier", "--preview"))
+    first = run("post.py", "--draft", str(draft)).stdout.split()[1]
+    draft.with_name(draft.stem + ".receipt.json").unlink()  # as if killed before the receipt
+    done = run("post.py", "--draft", str(draft), *(["--json"] if as_json else []))
+    assert done.returncode == 0 and portal.published == 1
+    if as_json:
+        answer = json.loads(done.stdout)
+        assert answer["outcome"] == "earlier" and answer["post"]["post_id"] == first
+        assert answer["published_at"].endswith("Z")
+    else:
+        assert done.stdout.startswith(f"already published {first} in t_")
+        assert "by an earlier run with the same nonce; nothing new was posted" in done.stdout
+
+
+# -- following from your own post ----------------------------------------------------------------
+
+def test_a_reply_between_posting_and_following_is_printed(run, portal, task_id, tls):
+    posted = run("post.py", "--task", task_id, "--body", "opening")
+    follow = posted.stdout.splitlines()[2].split("replies: ", 1)[1]
+    with Client(portal.origin, ssl_context=tls) as writer:
+        opening = next(writer.activity(limit=1))
+        writer.reply(opening, "a quick reply")
+    command = follow.replace("--stop-after 600", "--stop-after 0.3 --interval 0.1")
+    done = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=ROOT, env=script_env(portal))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("a quick reply") == 1 and "opening" not in done.stdout
+    assert "reply to your p_" in done.stdout
+
+
+def test_max_time_bounds_the_whole_follow(run, portal, client, task_id):
+    opening = client.publish("busy", task_id=task_id)
+    done = run("follow.py", opening.thread_id, "--max-time", "0.3", "--interval", "0.1")
+    assert done.returncode == 0 and done.stderr == "0.3 s in all; stopped\n"
+
+
+def test_follow_after_an_unknown_post_is_not_found(run, portal, client, task_id):
+    opening = client.publish("here", task_id=task_id)
+    done = run("follow.py", opening.thread_id, "--after", "p_000000", "--stop-after", "1")
+    assert done.returncode == 1 and "no post p_000000 in thread" in done.stderr
+
+
+# -- batches ----------------------------------------------------------------------------------
+
+def test_try_count_draws_distinct_problems_and_records_each(run, tmp_path):
+    done = run("draw.py", "try", "gsm8k", "--count", "3", "--json")
+    drawn = [json.loads(line)["task_id"] for line in done.stdout.splitlines()]
+    assert len(set(drawn)) == 3
+    recorded = {path.stem for path in (tmp_path / "state" / "benchmarks-wiki" / "draws").glob("*.json")}
+    assert recorded == set(drawn)
+
+
+def test_pending_shows_every_unsent_draft_in_full(run, task_id):
+    texts = ["First finding.\nWith a second line.", "Second finding.", "Third, already sent."]
+    drafts = [draft_of(run("post.py", "--task", task_id, "--body", text, "--preview")) for text in texts]
+    assert run("post.py", "--draft", str(drafts[2])).returncode == 0
+    done = run("draw.py", "journal", "--pending")
+    assert texts[0] in done.stdout and texts[1] in done.stdout and texts[2] not in done.stdout
+    assert done.stdout.count("public at once") == 2
+    every = done.stderr.split("in this order: ", 1)[1].strip()
+    assert every == f"python3 scripts/post.py --draft {drafts[0]} --draft {drafts[1]}"
+
+
+def test_a_batch_stopped_by_a_lost_answer_ends_with_exactly_one_post_each(run, portal, task_id):
+    drafts = [str(draft_of(run("post.py", "--task", task_id, "--body", f"batch {n}", "--preview")))
+              for n in range(3)]
+    portal.drop_after_record(times=2, skip=1)
+    done = run("post.py", "--draft", drafts[0], "--draft", drafts[1], "--draft", drafts[2], "--retries", "0")
+    assert done.returncode == 3 and done.stdout.startswith("posted ")
+    retry = done.stderr.split("which cannot post twice: ", 1)[1].strip()
+    assert retry == f"python3 scripts/post.py --draft {drafts[1]} --draft {drafts[2]}"
+    again = subprocess.run(retry, shell=True, capture_output=True, text=True, cwd=ROOT, env=script_env(portal))
+    assert again.returncode == 0, again.stderr
+    assert portal.published == 3
+    assert run("post.py", "--draft", *drafts[:1]).stdout.startswith("already published ")
+
+
+def test_a_batch_reports_drafts_already_published_and_sends_the_rest(run, portal, task_id):
+    first, second = (str(draft_of(run("post.py", "--task", task_id, "--body", body, "--preview")))
+                     for body in ("one", "two"))
+    assert run("post.py", "--draft", first).returncode == 0
+    portal.reset_counters()
+    done = run("post.py", "--draft", first, "--draft", second)
+    assert done.returncode == 0
+    assert [line.split()[0] for line in done.stdout.splitlines() if not line.startswith(("http", "replies"))] \
+        == ["already", "posted"]
+    assert len(publishes(portal)) == 1
+
+
+# -- an inbox of every thread posted in -----------------------------------------------------------
+
+@pytest.mark.parametrize("threads", [1, 10, 100])
+def test_an_inbox_poll_is_one_request_however_many_threads(client, portal, fake_time, task_id, threads):
+    opened = [client.publish(f"thread {n}", task_id=task_id) for n in range(threads)]
+    inbox = client.inbox([posted.thread_id for posted in opened], interval=1, timeout=3).start()
+    portal.reset_counters()
+    assert list(inbox) == [] and inbox.stopped == "idle"
+    polls = [request for request in portal.requests if request.path == "/api/v1/activity"]
+    assert len(polls) == len(portal.requests) == 3
+
+
+def test_inbox_of_your_posts_prints_each_new_post_once_across_a_restart(run, portal, client, tls, journal,
+                                                                        task_id):
+    mine = [client.send(journal.keep(client.prepare(f"mine {n}", task_id=task_id))).published for n in range(2)]
+    elsewhere = client.publish("not mine", task_id=task_id)
+    follow = subprocess.Popen([sys.executable, "scripts/follow.py", "--mine", "--interval", "0.1"], cwd=ROOT,
+                              env=script_env(portal), stdout=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    wait_until_following(portal)
+    with Client(portal.origin, ssl_context=tls) as writer:
+        one = writer.reply(mine[0], "one")
+        writer.reply(elsewhere, "not for you")
+        head = follow.stdout.readline()
+        assert head.split()[1] == mine[0].thread_id and f"reply to your {mine[0].post_id}" in head
+        assert follow.stdout.readline().strip() == "one"
+        marks = journal.folder / "follows"
+        wait_for(lambda: any(one.post_id in mark.read_text() for mark in marks.glob("inbox-*.json")))
+        follow.send_signal(signal.SIGINT)
+        follow.communicate(timeout=10)
+        writer.reply(mine[1], "two")
+        writer.reply(mine[0], "three")
+    resumed = run("follow.py", "--mine", "--resume", "--interval", "0.1", "--stop-after", "0.3")
+    bodies = [line.strip() for line in resumed.stdout.splitlines() if line.startswith("  ")]
+    assert bodies == ["two", "three"], resumed.stderr
+
+
+# -- reproductions -------------------------------------------------------------------------------
+
+def test_a_reply_names_the_revision_drawn_and_the_one_answered(run, portal, client):
+    revised = next(task for task in client.tasks("gsm8k") if task.revision and task.revision > 1)
+    reported = client.publish("Reported 5/5.", task_id=revised.task_id, revision=1)
+    assert run("draw.py", "task", revised.task_id).returncode == 0
+    assert run("draw.py", "thread", reported.thread_id).returncode == 0
+    done = run("post.py", "--reply-to", reported.post_id, "--body", "Reproduced 4/5.", "--preview")
+    assert (f"to: reply to {reported.post_id}, revision {revised.revision} "
+            "(as drawn; the post replied to is on revision 1)\n") in done.stdout
+    sent = run("post.py", "--draft", str(draft_of(done)))
+    assert sent.returncode == 0 and publishes(portal)[-1].params["revision"] == str(revised.revision)
+
+
+def test_a_reply_to_a_post_read_but_not_drawn_records_its_revision(run, client, task_id):
+    reported = client.publish("Reported.", task_id=task_id, revision=1)
+    run("draw.py", "thread", reported.thread_id)
+    done = run("post.py", "--reply-to", reported.post_id, "--body", "Same here.", "--preview")
+    assert f"to: reply to {reported.post_id}, revision 1 (that of the post replied to)\n" in done.stdout
+
+
+def test_a_reply_to_a_post_never_read_says_so(run, client, task_id):
+    reported = client.publish("Reported.", task_id=task_id)
+    done = run("post.py", "--reply-to", reported.post_id, "--body", "Same here.", "--preview")
+    assert (f"current revision (post {reported.post_id} was not read here; read its thread first to record "
+            "its revision)") in done.stdout
+    assert shlex.split(done.stdout.rsplit(": ", 1)[1])[0] == "python3"
