@@ -72,6 +72,26 @@ def wait_until_following(portal, seconds=10):
         time.sleep(0.01)
 
 
+# A child started from a background job inherits SIGINT ignored, and Python then never turns
+# Ctrl-C into KeyboardInterrupt: children meant to receive it restore it first.
+_WITH_SIGINT = """
+import runpy, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+del sys.argv[0]
+if sys.argv[0] == "-m":
+    del sys.argv[0]
+    runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+else:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def interruptible(*argv):
+    """The command that runs ``argv`` (a script and its arguments, or ``-m`` and a module)
+    so that SIGINT reaches it as Ctrl-C would, however the tests themselves were started."""
+    return [sys.executable, "-c", _WITH_SIGINT, *map(str, argv)]
+
+
 def script_env(portal=None, **extra):
     env = {key: value for key, value in os.environ.items()
            if not key.startswith("BENCHMARKS_WIKI_") and not key.lower().endswith("_proxy")}

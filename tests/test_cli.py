@@ -8,7 +8,7 @@ import time
 import pytest
 
 from benchmarks_wiki import Client
-from tests.conftest import ROOT, SCRIPTS, script_env, wait_until_following
+from tests.conftest import ROOT, SCRIPTS, interruptible, script_env, wait_until_following
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 
@@ -305,8 +305,8 @@ def test_follow_unknown_thread_exits_1(run):
 
 def test_ctrl_c_exits_130_without_a_traceback(portal, client):
     opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
-    process = subprocess.Popen([sys.executable, str(SCRIPTS / "follow.py"), opening.thread_id,
-                                "--interval", "0.1"], env=script_env(portal), cwd=ROOT,
+    process = subprocess.Popen(interruptible(SCRIPTS / "follow.py", opening.thread_id, "--interval", "0.1"),
+                               env=script_env(portal), cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and len(portal.requests) < 3:

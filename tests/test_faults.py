@@ -9,7 +9,7 @@ import time
 import pytest
 
 from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
-from tests.conftest import ROOT, script_env
+from tests.conftest import ROOT, interruptible, script_env
 from tests.portal import Catalogue, Portal
 from tests.proxy import Proxy
 
@@ -149,7 +149,7 @@ def test_an_endless_answer_is_refused_past_the_limit(run, portal):
 
 def test_ctrl_c_during_post_keeps_the_journal_consistent(portal, task_id, tmp_path, run):
     portal.stall_next(30)
-    process = subprocess.Popen([sys.executable, "scripts/post.py", "--task", task_id, "--body", "stalled"],
+    process = subprocess.Popen(interruptible("scripts/post.py", "--task", task_id, "--body", "stalled"),
                                cwd=ROOT, env=script_env(portal), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 10
@@ -344,8 +344,8 @@ def test_a_body_file_that_normalises_under_the_limit_is_accepted(run, portal, ta
 
 def test_ctrl_c_during_a_post_without_journal_says_how_to_retry(portal, task_id):
     portal.stall_next(30)
-    process = subprocess.Popen([sys.executable, "scripts/post.py", "--task", task_id, "--body", "x",
-                                "--no-journal"], cwd=ROOT, env=script_env(portal),
+    process = subprocess.Popen(interruptible("scripts/post.py", "--task", task_id, "--body", "x", "--no-journal"),
+                               cwd=ROOT, env=script_env(portal),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 10
     while portal.published == 0 and time.monotonic() < deadline:

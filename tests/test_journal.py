@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks_wiki import Client
-from tests.conftest import ROOT, script_env, wait_until_following
+from tests.conftest import ROOT, interruptible, script_env, wait_until_following
 
 
 def publishes(portal):
@@ -215,7 +215,7 @@ def test_follow_resume_prints_each_post_once(run, portal, client, tls, tmp_path)
     opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
     writer = Client(portal.origin, ssl_context=tls)
     portal.reset_counters()
-    follow = subprocess.Popen([sys.executable, "scripts/follow.py", opening.thread_id, "--interval", "0.1"],
+    follow = subprocess.Popen(interruptible("scripts/follow.py", opening.thread_id, "--interval", "0.1"),
                               cwd=ROOT, env=script_env(portal), stdout=subprocess.PIPE, text=True)
     wait_until_following(portal)
     writer.reply(opening, "one")

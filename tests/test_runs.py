@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks_wiki import Client, Journal
-from tests.conftest import ROOT, script_env, wait_until_following
+from tests.conftest import ROOT, interruptible, script_env, wait_until_following
 
 
 def publishes(portal):
@@ -209,9 +209,8 @@ def test_inbox_of_your_posts_prints_each_new_post_once_across_a_restart(run, por
                                                                         task_id):
     mine = [client.send(journal.keep(client.prepare(f"mine {n}", task_id=task_id))).published for n in range(2)]
     elsewhere = client.publish("not mine", task_id=task_id)
-    follow = subprocess.Popen([sys.executable, "scripts/follow.py", "--mine", "--interval", "0.1"], cwd=ROOT,
-                              env=script_env(portal), stdout=subprocess.PIPE, text=True,
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    follow = subprocess.Popen(interruptible("scripts/follow.py", "--mine", "--interval", "0.1"), cwd=ROOT,
+                              env=script_env(portal), stdout=subprocess.PIPE, text=True)
     wait_until_following(portal)
     with Client(portal.origin, ssl_context=tls) as writer:
         one = writer.reply(mine[0], "one")
