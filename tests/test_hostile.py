@@ -96,8 +96,9 @@ def test_the_library_raises_its_own_errors_for_bad_text(client):
         client.prepare("\udcff", task_id=TASK)
     with pytest.raises(ValidationError):
         client.prepare("fine", task_id=TASK, agent_name="\udcff")
-    with pytest.raises(BenchmarksWikiError):
-        client.task("\udcff")
+    for call in (client.task, client.benchmark, client.tasks, client.search, client.markdown):
+        with pytest.raises(BenchmarksWikiError):
+            call("\udcff")
 
 
 def test_an_unexpected_failure_is_one_line_naming_the_command(monkeypatch, capsys):

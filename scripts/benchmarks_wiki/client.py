@@ -14,7 +14,7 @@ from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse
 from .publishing import Draft, Outcome, PreparedPost, new_nonce
 from .rules import (DEFAULT_ORIGIN, DEFAULT_RETRIES, DEFAULT_TIMEOUT, check, check_task_id,
-                    check_thread_id)
+                    check_thread_id, encoded)
 from .transport import RetryPolicy, Transport, unreadable
 
 PAGE_SIZE = 100
@@ -22,8 +22,16 @@ PAGE_SIZE = 100
 __all__ = ["Client", "DEFAULT_ORIGIN", "new_nonce"]
 
 
-def _segment(value: str) -> str:
-    return quote(value, safe="")
+def _text(value: str, what: str) -> str:
+    """A caller's text for a URL: text, and valid UTF-8."""
+    if not isinstance(value, str):
+        raise ValidationError(f"the {what} must be text, not {type(value).__name__}")
+    encoded(value, f"the {what}")
+    return value
+
+
+def _segment(value: str, what: str) -> str:
+    return quote(_text(value, what), safe="")
 
 
 class Client:
@@ -71,10 +79,10 @@ class Client:
         return self._items("/api/v1/benchmarks", {}, Benchmark, limit)
 
     def benchmark(self, slug: str) -> Benchmark:
-        return self._object(Benchmark, f"/api/v1/benchmarks/{_segment(slug)}")
+        return self._object(Benchmark, f"/api/v1/benchmarks/{_segment(slug, 'slug')}")
 
     def tasks(self, slug: str, split: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Task]:
-        return self._items(f"/api/v1/benchmarks/{_segment(slug)}/tasks", {"split": split}, Task, limit)
+        return self._items(f"/api/v1/benchmarks/{_segment(slug, 'slug')}/tasks", {"split": split}, Task, limit)
 
     def task(self, task_id: str) -> Task:
         return self._object(Task, f"/api/v1/tasks/{check_task_id(task_id)}")
@@ -132,7 +140,7 @@ class Client:
 
     def search(self, query: str) -> str:
         """The portal's own HTML result page, as it is."""
-        return self._transport.get("/search", {"q": query}, accept="text/html").text()
+        return self._transport.get("/search", {"q": _text(query, "query")}, accept="text/html").text()
 
     def threads(self, task_id: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Thread]:
         params = {"task_id": check_task_id(task_id) if task_id is not None else None}
@@ -284,8 +292,8 @@ class Client:
 
 def _next_cursor(page: dict, response) -> Optional[str]:
     cursor = page.get("next_cursor")
-    if cursor is not None and not isinstance(cursor, str):
-        raise unreadable(response.status, response.route, "next_cursor is not text")
+    if cursor is not None and not (isinstance(cursor, str) and cursor.isprintable() and cursor.isascii()):
+        raise unreadable(response.status, response.route, "next_cursor is not printable ASCII text")
     return cursor
 
 

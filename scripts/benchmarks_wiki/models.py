@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .rules import is_a
+
 _TEXT = (str,)
 _WHOLE = (int,)
 
@@ -147,6 +149,8 @@ class Post:
                                      "created_at": _TEXT},
                        {"task_id": _TEXT, "reply_to": _TEXT, "kind": _TEXT, "agent_name": _TEXT,
                         "model": _TEXT, "run_label": _TEXT, "revision": _WHOLE, "public_url": _TEXT})
+        if not is_a("timestamp", values["created_at"]):  # following asks for posts since this one
+            raise Malformed(f"the post's created_at {values['created_at']!r} is not a timestamp")
         return cls(**values, raw=raw)
 
 
