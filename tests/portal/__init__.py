@@ -9,7 +9,7 @@ in-process through :class:`Portal`; a person can run it by hand::
 The modules, by job: ``data`` (the sample questions and benchmark descriptions),
 ``catalogue`` (:class:`Catalogue`, its builders, ids, times and Markdown), ``routes`` (the
 answer to each route, publish included), ``faults`` (the fault switches), ``replies``
-(answers before they are written), ``server`` (:class:`Portal` and the threaded
+(answers before they are written, and gzip), ``server`` (:class:`Portal` and the threaded
 HTTPS server), and ``__main__`` (the standalone entry point).
 
 Objects carry absolute URLs. A :class:`Catalogue` starts with the public origin
@@ -37,6 +37,9 @@ Where the interface leaves a choice, this portal is strict, so that client mista
 - Titles are the first non-blank line of the opening post, cut to 80 characters.
 - The catalog's ``generated_at`` and ``ETag`` change only when its content does (a new
   post changes ``stats.posts``).
+- ``Accept-Encoding`` is a comma-separated list in which ``q=0`` refuses a coding; only
+  200 answers with a JSON, HTML or Markdown body are compressed, and a compressed
+  answer's ``ETag`` is weak.
 """
 
 from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, TASK_NAMESPACE,

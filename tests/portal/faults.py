@@ -6,18 +6,22 @@ request (``drop_after_record`` only by successful publishes).
 """
 
 import collections
+import zlib
 
 from .replies import DEFAULT_CODES, Reply, error_reply, phrase
 
 # The queues, in the order a request meets them.
 FAULT_NAMES = ("drop_before", "stall", "redirect", "fail", "raw", "drop_after", "truncate",
-               "flood")
+               "flood", "gzip_bomb")
+# Bytes of filler compressed at a time when building a gzip bomb.
+_FILLER_PIECE = 1 << 20
 
 
 class Met:
     """The switches one request took from the queues (None for each it did not)."""
 
-    __slots__ = ("drop_before", "stall", "redirect", "fail", "raw", "truncate", "flood")
+    __slots__ = ("drop_before", "stall", "redirect", "fail", "raw", "truncate", "flood",
+                 "gzip_bomb")
 
     def __init__(self):
         for name in self.__slots__:
@@ -79,6 +83,15 @@ class FaultSwitches:
         filler with no Content-Length, or, with ``size`` None, a stream that never ends."""
         self._arm("flood", size if size is not None else -1, times)
 
+    def gzip_bomb_next(self, size, times=1):
+        """Answer the next ``times`` requests with 200 ``application/json`` and
+        ``Content-Encoding: gzip`` whatever their ``Accept-Encoding``: a small compressed
+        body (with its Content-Length) that inflates to ``size`` bytes of JSON-looking
+        zeros."""
+        if not isinstance(size, int) or size < 0:
+            raise ValueError("size must be a whole number of bytes")
+        self._arm("gzip_bomb", gzip_filler(size), times)
+
     def _arm(self, name, entry, times):
         if times < 1:
             raise ValueError("times must be at least 1")
@@ -92,7 +105,7 @@ class FaultSwitches:
     def _take_faults(self):
         """Take the switches a new request meets, under the lock: ``drop_before`` alone
         when armed; otherwise a stall, at most one of redirect, failure and raw answer,
-        truncation, and flood."""
+        truncation, and at most one of flood and gzip bomb."""
         met = Met()
         met.drop_before = self._take("drop_before")
         if met.drop_before:
@@ -103,14 +116,18 @@ class FaultSwitches:
         met.raw = None if (met.redirect or met.fail) else self._take("raw")
         met.truncate = self._take("truncate")
         met.flood = self._take("flood")
+        met.gzip_bomb = None if met.flood is not None else self._take("gzip_bomb")
         return met
 
     def _takeover_reply(self, met):
-        """The flood answer that replaces every other, or None."""
+        """The flood or gzip bomb answer that replaces every other, or None."""
         if met.flood is not None:
             reply = Reply(200, b"", [("Content-Type", "application/json")])
             reply.flood = met.flood
             return reply
+        if met.gzip_bomb is not None:
+            return Reply(200, met.gzip_bomb, [("Content-Type", "application/json"),
+                                              ("Content-Encoding", "gzip")])
         return None
 
     def _fault_reply(self, met, target):
@@ -143,3 +160,25 @@ def proxy_page(status):
             % (status, text, status, text))
     return page.encode("ascii")
 
+
+def gzip_filler(size):
+    """A gzip member that inflates to exactly ``size`` bytes of JSON-looking filler:
+    ``[0,0,...,0]``, padded with a space before the last zero when needed."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    parts = [compressor.compress(piece) for piece in _filler_pieces(size)]
+    parts.append(compressor.flush())
+    return b"".join(parts)
+
+
+def _filler_pieces(size):
+    if size < 3:
+        yield b"[]"[:size] if size == 2 else b"0" * size
+        return
+    pairs, pad = divmod(size - 3, 2)
+    yield b"["
+    piece = b"0," * (_FILLER_PIECE // 2)
+    while pairs:
+        count = min(pairs, len(piece) // 2)
+        yield piece[: 2 * count]
+        pairs -= count
+    yield b" " * pad + b"0]"

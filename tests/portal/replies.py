@@ -1,7 +1,9 @@
-"""Answers as the portal builds them before they are written."""
+"""Answers as the portal builds them before they are written, and their content coding."""
 
+import gzip
 import http
 import json
+import re
 
 JSON_TYPE = "application/json; charset=utf-8"
 
@@ -24,6 +26,11 @@ DEFAULT_CODES = {
     504: "gateway_timeout",
     505: "http_version_not_supported",
 }
+
+# Media types whose 200 answers are compressed for a client that accepts gzip.
+COMPRESSIBLE_TYPES = frozenset(("application/json", "text/html", "text/markdown"))
+# An RFC 9110 qvalue: 0 to 1 with at most three decimals.
+_QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
 
 
 class Reply:
@@ -84,3 +91,48 @@ def headers_get(headers, name, default=None):
             found = value
     return found
 
+
+# ---------------------------------------------------------------------------- gzip
+
+
+def accepts_gzip(headers):
+    """Whether the request's ``Accept-Encoding`` lists ``gzip`` with a non-zero quality.
+
+    Every ``Accept-Encoding`` header counts, as one comma-separated list; the first
+    ``gzip`` entry decides, and a malformed quality refuses it.
+    """
+    listed = ",".join(value for name, value in headers if name.lower() == "accept-encoding")
+    for entry in listed.split(","):
+        coding, _, parameters = entry.partition(";")
+        if coding.strip().lower() == "gzip":
+            return _quality(parameters) > 0
+    return False
+
+
+def _quality(parameters):
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "q":
+            value = value.strip()
+            return float(value) if _QVALUE_RE.match(value) else 0.0
+    return 1.0
+
+
+def gzip_reply(reply):
+    """Compress a 200 answer's JSON, HTML or Markdown body in place, as a web server does
+    for a client that accepts gzip; any other answer is left alone."""
+    content_type = headers_get(reply.headers, "Content-Type") or ""
+    if (reply.status != 200 or not reply.body
+            or content_type.split(";")[0].strip().lower() not in COMPRESSIBLE_TYPES
+            or headers_get(reply.headers, "Content-Encoding") is not None):
+        return reply
+    reply.body = gzip.compress(reply.body, mtime=0)
+    # The compressed bytes differ from the plain ones, so a strong validator turns weak.
+    reply.headers = [(name, _weak(value) if name.lower() == "etag" else value)
+                     for name, value in reply.headers]
+    reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
+    return reply
+
+
+def _weak(etag):
+    return etag if etag.startswith("W/") else "W/" + etag

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl
 
 from .catalogue import UTC, Catalogue, whole_second_utc
 from .faults import FaultSwitches
-from .replies import DEFAULT_CODES, Reply, error_reply, phrase
+from .replies import DEFAULT_CODES, Reply, accepts_gzip, error_reply, gzip_reply, phrase
 from .routes import Routes
 
 CERTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "certs")
@@ -79,9 +79,12 @@ class Portal(FaultSwitches, Routes):
     ``drop_before_answer`` first (and nothing else), then takes at most one of
     ``redirect_next``, ``fail_next``, ``raw_next`` in that order; ``stall_next`` combines
     with any answer, and ``drop_after_record`` applies only to successful publishes.
-    Requests met by a redirect, failure or raw answer are not acted on. ``flood_next``
-    answers in place of all of these (which are used up all the same), without acting on
-    the request.
+    Requests met by a redirect, failure or raw answer are not acted on. ``flood_next``,
+    or failing that ``gzip_bomb_next``, answers in place of all of these (which are used
+    up all the same), without acting on the request.
+
+    A request whose ``Accept-Encoding`` accepts gzip gets a 200 JSON, HTML or Markdown
+    answer compressed, with ``Content-Encoding: gzip`` and ``Vary: Accept-Encoding``.
     """
 
     CA_FILE = CA_FILE
@@ -230,6 +233,8 @@ class Portal(FaultSwitches, Routes):
         if reply is None:
             reply = self._answer(method, raw_path, target, pairs, bad_query, headers, address,
                                  scheme)
+            if accepts_gzip(headers):
+                reply = gzip_reply(reply)
         if not before:
             reply.stall = stall
         reply.truncate = bool(met.truncate)
