@@ -136,6 +136,45 @@ def test_close_idle_connections(portal, client):
     assert portal.connections == 2
 
 
+def wait_for_idle(act, seconds=2):
+    """Call ``act`` until it finds an idle connection: one turns idle just after its
+    answer is written."""
+    deadline = time.monotonic() + seconds
+    while True:
+        done = act()
+        if done:
+            return done
+        assert time.monotonic() < deadline, "no connection turned idle"
+        time.sleep(0.01)
+
+
+def test_reset_idle_connections(portal, client):
+    client.get("/api/v1/stats")
+    assert wait_for_idle(portal.reset_idle_connections) == 1
+    # A client that reuses the reset connection gets an error, whether sending or reading.
+    with pytest.raises((OSError, http.client.HTTPException)):
+        client.get("/api/v1/stats")
+    client.close()
+    assert client.get("/api/v1/stats")[0] == 200
+    assert portal.connections == 2 and portal.errors == []
+
+
+def test_reset_is_a_tcp_reset_and_close_is_not():
+    with Portal().start(plain_http=True) as both:
+        # reset_idle_connections returns once the connection is gone, so the next one
+        # found idle is the one opened after it.
+        reset = socket.create_connection(("127.0.0.1", both.plain_port), timeout=5)
+        assert wait_for_idle(both.reset_idle_connections) == 1
+        with pytest.raises(ConnectionResetError):
+            reset.recv(1)
+        reset.close()
+        closed = socket.create_connection(("127.0.0.1", both.plain_port), timeout=5)
+        assert wait_for_idle(both.close_idle_connections) == 1
+        assert closed.recv(1) == b""
+        closed.close()
+        assert both.errors == []
+
+
 # -- reads
 
 

@@ -7,8 +7,10 @@ import os
 import socket
 import socketserver
 import ssl
+import struct
 import sys
 import threading
+import time
 import traceback
 from urllib.parse import parse_qsl
 
@@ -23,6 +25,9 @@ CERT_PAIRS = {
     name: (os.path.join(CERTS_DIR, name + ".pem"), os.path.join(CERTS_DIR, name + "-key.pem"))
     for name in ("server", "wrong-host", "untrusted")
 }
+
+# How long reset_idle_connections() waits for the connections it reset to be closed.
+_RESET_WAIT = 5.0
 
 
 class RequestRecord:
@@ -203,7 +208,18 @@ class Portal(FaultSwitches, Routes):
     def close_idle_connections(self):
         """Close keep-alive connections waiting for their next request, as a server's
         idle timeout would; returns how many were closed."""
-        return sum(srv.close_connections(idle_only=True) for srv in list(self._servers))
+        return sum(len(srv.close_connections(idle_only=True)) for srv in list(self._servers))
+
+    def reset_idle_connections(self):
+        """Abort keep-alive connections waiting for their next request with a TCP RST
+        instead of a close, as a load balancer or NAT dropping its state would; returns
+        how many were reset, once they are (or after a few seconds at most)."""
+        reset = [conn for srv in list(self._servers)
+                 for conn in srv.close_connections(idle_only=True, reset=True)]
+        deadline = time.monotonic() + _RESET_WAIT
+        for conn in reset:
+            conn.closed.wait(max(0.0, deadline - time.monotonic()))
+        return len(reset)
 
     def _count_connection(self):
         with self._lock:
@@ -245,13 +261,15 @@ class Portal(FaultSwitches, Routes):
 
 
 class _Connection:
-    """A live connection, and whether it waits for a request."""
+    """A live connection: whether it waits for a request, and whether it is to be reset."""
 
-    __slots__ = ("sock", "idle")
+    __slots__ = ("sock", "idle", "reset", "closed")
 
     def __init__(self, sock):
         self.sock = sock
         self.idle = True
+        self.reset = False
+        self.closed = threading.Event()
 
 
 class _Server(http.server.ThreadingHTTPServer):
@@ -293,22 +311,37 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def shutdown_request(self, request):
         with self.live_lock:
-            self.live.pop(request, None)
-        super().shutdown_request(request)
+            conn = self.live.pop(request, None)
+        if conn is not None and conn.reset:
+            # No FIN first: with SO_LINGER at zero the close itself sends the RST.
+            self.close_request(request)
+        else:
+            super().shutdown_request(request)
+        if conn is not None:
+            conn.closed.set()
 
-    def close_connections(self, idle_only):
+    def close_connections(self, idle_only, reset=False):
         """End the live connections (only those waiting for a request, with
-        ``idle_only``); returns how many."""
+        ``idle_only``); returns them. Each connection's own thread sees end of stream
+        and closes it: normally, or with ``reset`` by a TCP RST."""
         with self.live_lock:
             chosen = [c for c in self.live.values() if c.idle or not idle_only]
+            for conn in chosen:
+                conn.reset = conn.reset or reset
         for conn in chosen:
+            # The plain socket calls leave the TLS object alone while its own thread may
+            # be inside a read; that read then sees end of stream.
             try:
-                # The plain socket call leaves the TLS object alone while its own thread
-                # may be inside a read; that read then sees end of stream.
-                socket.socket.shutdown(conn.sock, socket.SHUT_RDWR)
+                if reset:
+                    socket.socket.setsockopt(conn.sock, socket.SOL_SOCKET, socket.SO_LINGER,
+                                             struct.pack("ii", 1, 0))
+                    # Reading ends without a FIN going out; the close that follows resets.
+                    socket.socket.shutdown(conn.sock, socket.SHUT_RD)
+                else:
+                    socket.socket.shutdown(conn.sock, socket.SHUT_RDWR)
             except OSError:
                 pass
-        return len(chosen)
+        return chosen
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], OSError):
