@@ -18,6 +18,7 @@ import pytest
 
 from tests.portal import (CA_FILE, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal,
                           format_time, parse_time, task_id_for)
+from tests.proxy import Proxy
 
 GSM8K_FIRST = task_id_for("gsm8k", "test", 0)
 NONCE = "nonce-0123456789abcdef"
@@ -594,6 +595,35 @@ def test_gzip_bomb_next(portal, client):
     assert json.loads(body)["benchmarks"] == 6
     with pytest.raises(ValueError):
         portal.gzip_bomb_next(-1)
+
+
+# -- the test proxy
+
+
+def read_to_end(sock):
+    received = b""
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            return received
+        received += data
+
+
+def test_proxy_can_refuse_connect(portal):
+    proxy = Proxy(refuse_connect=403)
+    target = "127.0.0.1:%d" % portal.port
+    try:
+        with socket.create_connection(proxy.server_address, timeout=5) as sock:
+            sock.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target))
+                         .encode("ascii"))
+            answer = read_to_end(sock)
+    finally:
+        proxy.stop()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.split(b"\r\n")[0] == b"HTTP/1.1 403 Forbidden"
+    assert b"Content-Length: 0" in head.split(b"\r\n") and body == b""
+    assert [(method, seen) for method, seen, _ in proxy.seen] == [("CONNECT", target)]
+    assert portal.connections == 0 and portal.requests == []
 
 
 # -- helpers and the command line
