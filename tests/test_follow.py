@@ -64,7 +64,8 @@ def test_an_idle_poll_costs_no_more_on_a_long_thread(tls, fake_time):
             polls = portal.requests[1:]
             assert len(polls) == 3
             costs[posts] = [request.response_bytes for request in polls]
-    assert costs[10000] == costs[10]
+    # The same one post comes back, compressed: its bytes differ only with its ids and time.
+    assert all(abs(long - short) <= 16 for long, short in zip(costs[10000], costs[10]))
 
 
 def test_posts_of_the_newest_second_at_the_start_are_not_new(client, portal, fake_time, tls):

@@ -1,6 +1,7 @@
 """Tests of the test portal itself, with stdlib clients only."""
 
 import datetime
+import gzip
 import http.client
 import json
 import os
@@ -17,6 +18,7 @@ import pytest
 
 from tests.portal import (CA_FILE, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal,
                           format_time, parse_time, task_id_for)
+from tests.proxy import Proxy
 
 GSM8K_FIRST = task_id_for("gsm8k", "test", 0)
 NONCE = "nonce-0123456789abcdef"
@@ -133,6 +135,45 @@ def test_close_idle_connections(portal, client):
         client.get("/api/v1/stats")
     assert client.get("/api/v1/stats")[0] == 200
     assert portal.connections == 2
+
+
+def wait_for_idle(act, seconds=2):
+    """Call ``act`` until it finds an idle connection: one turns idle just after its
+    answer is written."""
+    deadline = time.monotonic() + seconds
+    while True:
+        done = act()
+        if done:
+            return done
+        assert time.monotonic() < deadline, "no connection turned idle"
+        time.sleep(0.01)
+
+
+def test_reset_idle_connections(portal, client):
+    client.get("/api/v1/stats")
+    assert wait_for_idle(portal.reset_idle_connections) == 1
+    # A client that reuses the reset connection gets an error, whether sending or reading.
+    with pytest.raises((OSError, http.client.HTTPException)):
+        client.get("/api/v1/stats")
+    client.close()
+    assert client.get("/api/v1/stats")[0] == 200
+    assert portal.connections == 2 and portal.errors == []
+
+
+def test_reset_is_a_tcp_reset_and_close_is_not():
+    with Portal().start(plain_http=True) as both:
+        # reset_idle_connections returns once the connection is gone, so the next one
+        # found idle is the one opened after it.
+        reset = socket.create_connection(("127.0.0.1", both.plain_port), timeout=5)
+        assert wait_for_idle(both.reset_idle_connections) == 1
+        with pytest.raises(ConnectionResetError):
+            reset.recv(1)
+        reset.close()
+        closed = socket.create_connection(("127.0.0.1", both.plain_port), timeout=5)
+        assert wait_for_idle(both.close_idle_connections) == 1
+        assert closed.recv(1) == b""
+        closed.close()
+        assert both.errors == []
 
 
 # -- reads
@@ -410,6 +451,57 @@ def test_plain_http_refuses_publish_and_redirects_reads():
         conn.close()
 
 
+# -- content coding
+
+
+@pytest.mark.parametrize("accept, compressed", [
+    ("gzip", True),
+    ("GZip", True),
+    ("deflate, gzip;q=0.5", True),
+    ("br;q=1.0 , gzip ; q=1", True),
+    ("gzip;q=0", False),
+    ("deflate, gzip; q=0.000", False),
+    ("deflate, br", False),
+    ("x-gzip-ish", False),
+])
+def test_gzip_when_the_request_accepts_it(portal, client, accept, compressed):
+    portal.now = lambda: datetime.datetime(2027, 1, 2, 3, 4, 5, tzinfo=UTC)
+    for path in ("/api/v1/stats", "/search?q=bus", "/api/v1/tasks/%s/markdown" % GSM8K_FIRST):
+        plain = client.get(path)[2]
+        status, response, body = client.get(path, headers={"Accept-Encoding": accept})
+        assert status == 200
+        assert portal.requests[-1].response_bytes == len(body) == int(
+            response.getheader("Content-Length"))
+        if compressed:
+            assert response.getheader("Content-Encoding") == "gzip"
+            assert response.getheader("Vary") == "Accept-Encoding"
+            assert gzip.decompress(body) == plain
+        else:
+            assert (response.getheader("Content-Encoding"), response.getheader("Vary")) == (
+                None, None)
+            assert body == plain
+    assert portal.connections == 1
+
+
+def test_gzip_only_for_200_answers_with_a_body(portal, client):
+    accept = {"Accept-Encoding": "gzip"}
+    status, response, body = client.get("/api/v1/benchmarks/nope", headers=accept)
+    assert (status, response.getheader("Content-Encoding")) == (404, None)
+    assert error_code(json.loads(body)) == "not_found"
+    portal.raw_next(200, b"{}", "application/json")
+    status, response, body = client.get("/api/v1/stats", headers=accept)
+    assert (body, response.getheader("Content-Encoding")) == (b"{}", None)
+    # The compressed catalog has other bytes, so its validator is weak; either form matches.
+    status, response, plain = client.get("/api/v1/catalog")
+    etag = response.getheader("ETag")
+    status, response, body = client.get("/api/v1/catalog", headers=accept)
+    assert response.getheader("ETag") == "W/" + etag and gzip.decompress(body) == plain
+    for tag in (etag, "W/" + etag):
+        status, response, body = client.get("/api/v1/catalog",
+                                            headers=dict(accept, **{"If-None-Match": tag}))
+        assert (status, body, response.getheader("Content-Encoding")) == (304, b"", None)
+
+
 # -- fault switches
 
 
@@ -481,6 +573,57 @@ def test_raw_next(portal, client):
     assert (body, response.getheader("Content-Type"), response.getheader("Content-Length")) == (
         b"", None, "0")
     assert client.json("/api/v1/stats")[0] == 200
+
+
+def test_gzip_bomb_next(portal, client):
+    size = 16 << 20
+    portal.gzip_bomb_next(size, times=2)
+    # Compressed whatever the request accepts, and the request is not acted on.
+    answers = [client.get("/api/v1/publish", {"body": "x", "task_id": GSM8K_FIRST}),
+               client.get("/api/v1/stats", headers={"Accept-Encoding": "gzip;q=0"})]
+    assert portal.published == 0
+    for (status, response, body), record in zip(answers, portal.requests):
+        assert status == 200
+        assert (response.getheader("Content-Type"), response.getheader("Content-Encoding")) == (
+            "application/json", "gzip")
+        assert record.response_bytes == len(body) < size // 500
+        inflated = gzip.decompress(body)
+        assert len(inflated) == size
+        assert inflated.startswith(b"[0,0,") and inflated.endswith(b"0]")
+    status, response, body = client.get("/api/v1/stats")
+    assert status == 200 and response.getheader("Content-Encoding") is None
+    assert json.loads(body)["benchmarks"] == 6
+    with pytest.raises(ValueError):
+        portal.gzip_bomb_next(-1)
+
+
+# -- the test proxy
+
+
+def read_to_end(sock):
+    received = b""
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            return received
+        received += data
+
+
+def test_proxy_can_refuse_connect(portal):
+    proxy = Proxy(refuse_connect=403)
+    target = "127.0.0.1:%d" % portal.port
+    try:
+        with socket.create_connection(proxy.server_address, timeout=5) as sock:
+            sock.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target))
+                         .encode("ascii"))
+            answer = read_to_end(sock)
+    finally:
+        proxy.stop()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.split(b"\r\n")[0] == b"HTTP/1.1 403 Forbidden"
+    assert b"Content-Length: 0" in head.split(b"\r\n") and body == b""
+    assert [(method, seen) for method, seen, _ in proxy.seen] == [("CONNECT", target)]
+    assert portal.connections == 0 and portal.requests == []
 
 
 # -- helpers and the command line

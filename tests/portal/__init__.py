@@ -1,0 +1,67 @@
+"""A local HTTPS stand-in for the benchmarks.wiki portal, interface version 1.
+
+Tests must not depend on the public portal, so this package serves the same HTTP interface
+(``portal-api.md``) from 127.0.0.1 with a test CA (``tests/certs``). Tests drive it
+in-process through :class:`Portal`; a person can run it by hand::
+
+    python3 -m tests.portal [--port N] [--large] [--legacy] [--plain-http]
+
+The modules, by job: ``data`` (the sample questions and benchmark descriptions),
+``catalogue`` (:class:`Catalogue`, its builders, ids, times and Markdown), ``routes`` (the
+answer to each route, publish included), ``faults`` (the fault switches), ``replies``
+(answers before they are written, and gzip), ``server`` (:class:`Portal` and the threaded
+HTTPS server), and ``__main__`` (the standalone entry point).
+
+Objects carry absolute URLs. A :class:`Catalogue` starts with the public origin
+``https://benchmarks.wiki``; once a :class:`Portal` starts, every ``url`` and
+``public_url`` in its catalogue is rewritten to the portal's own origin, so links found in
+answers lead back to the running portal.
+
+Where the interface leaves a choice, this portal is strict, so that client mistakes show:
+
+- The 8,192-byte URL limit counts the whole URL, origin included.
+- A parameter given twice, or a query that is not UTF-8, is 400 ``invalid``. Reads treat
+  an empty value as absent and ignore unknown parameters; publish rejects unknown ones,
+  and empty values of the parameters it knows.
+- publish: ``body`` is measured as received; one that is empty after normalising is
+  ``invalid``. ``task_id`` cannot be combined with ``thread_id`` or ``reply_to``.
+  ``revision`` must be from 1 to the task's current revision. Claims are counted in
+  characters as received and stored NFC-normalised; the body is stored normalised.
+- A nonce remembers every (address, normalised fields) it was used with for 24 hours by
+  the portal's clock, so retrying any of them replays that post.
+- Filters naming an unknown task or thread (``threads?task_id=``, ``activity``) are 404
+  ``not_found``; a ``split`` the benchmark lacks is 400 even on an introduction-only one.
+- Cursors are signed tokens tied to one listing and its filters; a cursor from another
+  listing, another portal, or from before :meth:`Portal.invalidate_cursors` is 400
+  ``invalid_cursor``. Threads list by latest post, ties broken by age.
+- Titles are the first non-blank line of the opening post, cut to 80 characters.
+- The catalog's ``generated_at`` and ``ETag`` change only when its content does (a new
+  post changes ``stats.posts``).
+- ``Accept-Encoding`` is a comma-separated list in which ``q=0`` refuses a coding; only
+  200 answers with a JSON, HTML or Markdown body are compressed, and a compressed
+  answer's ``ETag`` is weak.
+"""
+
+from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, TASK_NAMESPACE,
+                        TITLE_CHARS, UTC, Catalogue, format_time, normalise_body, parse_time,
+                        task_id_for, task_markdown)
+from .replies import JSON_TYPE, headers_get
+from .routes import (DEFAULT_LIMIT, MAX_BODY_BYTES, MAX_CLAIM_CHARS, MAX_LIMIT, MAX_URL_BYTES,
+                     NONCE_TTL)
+from .server import CA_FILE, CERT_PAIRS, CERTS_DIR, Portal, RequestRecord
+
+__all__ = [
+    "CA_FILE",
+    "CERTS_DIR",
+    "CERT_PAIRS",
+    "PUBLIC_ORIGIN",
+    "TASK_NAMESPACE",
+    "SAMPLE_POST_IDS",
+    "SAMPLE_THREAD_ID",
+    "Catalogue",
+    "Portal",
+    "RequestRecord",
+    "format_time",
+    "parse_time",
+    "task_id_for",
+]

@@ -1,0 +1,138 @@
+"""Answers as the portal builds them before they are written, and their content coding."""
+
+import gzip
+import http
+import json
+import re
+
+JSON_TYPE = "application/json; charset=utf-8"
+
+DEFAULT_CODES = {
+    400: "invalid",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    408: "request_timeout",
+    409: "conflict",
+    413: "too_large",
+    414: "uri_too_long",
+    429: "rate_limited",
+    431: "headers_too_large",
+    500: "internal",
+    501: "not_implemented",
+    502: "bad_gateway",
+    503: "unavailable",
+    504: "gateway_timeout",
+    505: "http_version_not_supported",
+}
+
+# Media types whose 200 answers are compressed for a client that accepts gzip.
+COMPRESSIBLE_TYPES = frozenset(("application/json", "text/html", "text/markdown"))
+# An RFC 9110 qvalue: 0 to 1 with at most three decimals.
+_QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
+
+
+class Reply:
+    """An answer to write: status, headers and body, and how the writing goes wrong."""
+
+    __slots__ = ("status", "headers", "body", "drop", "stall", "truncate", "flood")
+
+    def __init__(self, status, body=b"", headers=None):
+        self.status = status
+        self.body = body
+        self.headers = list(headers or ())
+        # Close the connection without answering.
+        self.drop = False
+        # Seconds to hold the answer back.
+        self.stall = 0.0
+        # Declare the whole body but send half of it.
+        self.truncate = False
+        # Bytes of filler to stream instead (-1: without end), or None.
+        self.flood = None
+
+    @classmethod
+    def dropped(cls):
+        reply = cls(0)
+        reply.drop = True
+        return reply
+
+
+class Refusal(Exception):
+    """Raised while routing a request to answer it with a JSON error."""
+
+    def __init__(self, status, code, message, headers=None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers
+
+
+def json_reply(status, obj, headers=None):
+    body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return Reply(status, body, [("Content-Type", JSON_TYPE)] + list(headers or ()))
+
+
+def error_reply(status, code, message, headers=None):
+    return json_reply(status, {"error": {"code": code, "message": message}}, headers)
+
+
+def phrase(status):
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def headers_get(headers, name, default=None):
+    """Last value of a header in a list of (name, value) pairs, case-insensitively."""
+    found = default
+    lname = name.lower()
+    for key, value in headers:
+        if key.lower() == lname:
+            found = value
+    return found
+
+
+# ---------------------------------------------------------------------------- gzip
+
+
+def accepts_gzip(headers):
+    """Whether the request's ``Accept-Encoding`` lists ``gzip`` with a non-zero quality.
+
+    Every ``Accept-Encoding`` header counts, as one comma-separated list; the first
+    ``gzip`` entry decides, and a malformed quality refuses it.
+    """
+    listed = ",".join(value for name, value in headers if name.lower() == "accept-encoding")
+    for entry in listed.split(","):
+        coding, _, parameters = entry.partition(";")
+        if coding.strip().lower() == "gzip":
+            return _quality(parameters) > 0
+    return False
+
+
+def _quality(parameters):
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "q":
+            value = value.strip()
+            return float(value) if _QVALUE_RE.match(value) else 0.0
+    return 1.0
+
+
+def gzip_reply(reply):
+    """Compress a 200 answer's JSON, HTML or Markdown body in place, as a web server does
+    for a client that accepts gzip; any other answer is left alone."""
+    content_type = headers_get(reply.headers, "Content-Type") or ""
+    if (reply.status != 200 or not reply.body
+            or content_type.split(";")[0].strip().lower() not in COMPRESSIBLE_TYPES
+            or headers_get(reply.headers, "Content-Encoding") is not None):
+        return reply
+    reply.body = gzip.compress(reply.body, mtime=0)
+    # The compressed bytes differ from the plain ones, so a strong validator turns weak.
+    reply.headers = [(name, _weak(value) if name.lower() == "etag" else value)
+                     for name, value in reply.headers]
+    reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
+    return reply
+
+
+def _weak(etag):
+    return etag if etag.startswith("W/") else "W/" + etag

@@ -1,0 +1,462 @@
+"""The running portal: :class:`Portal` (lifecycle, counters, connections) and the threaded
+HTTPS server and request handler underneath it."""
+
+import datetime as _dt
+import http.server
+import os
+import socket
+import socketserver
+import ssl
+import struct
+import sys
+import threading
+import time
+import traceback
+from urllib.parse import parse_qsl
+
+from .catalogue import UTC, Catalogue, whole_second_utc
+from .faults import FaultSwitches
+from .replies import DEFAULT_CODES, Reply, accepts_gzip, error_reply, gzip_reply, phrase
+from .routes import Routes
+
+CERTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "certs")
+CA_FILE = os.path.join(CERTS_DIR, "ca.pem")
+CERT_PAIRS = {
+    name: (os.path.join(CERTS_DIR, name + ".pem"), os.path.join(CERTS_DIR, name + "-key.pem"))
+    for name in ("server", "wrong-host", "untrusted")
+}
+
+# How long reset_idle_connections() waits for the connections it reset to be closed.
+_RESET_WAIT = 5.0
+
+
+class RequestRecord:
+    """One request as the portal saw it; attributes also readable as ``record["path"]``."""
+
+    __slots__ = ("method", "path", "params", "headers", "status", "response_bytes",
+                 "client_address", "scheme", "target")
+
+    def __init__(self, method, path, params, headers, client_address, scheme, target):
+        self.method = method
+        self.path = path
+        self.params = params
+        self.headers = headers
+        self.client_address = client_address
+        self.scheme = scheme
+        self.target = target
+        # None until answered; stays None when the connection was dropped unanswered.
+        self.status = None
+        self.response_bytes = 0
+
+    def __getitem__(self, name):
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            raise KeyError(name) from None
+
+    def get(self, name, default=None):
+        return getattr(self, name, default)
+
+    def as_dict(self):
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __repr__(self):
+        return "<RequestRecord %s %s -> %s>" % (self.method, self.target, self.status)
+
+
+def _parse_query(query):
+    """The query's (name, value) pairs, and whether it was not valid UTF-8."""
+    try:
+        return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="strict"), False
+    except UnicodeDecodeError:
+        return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="replace"), True
+
+
+# ---------------------------------------------------------------------------- the portal
+
+
+class Portal(FaultSwitches, Routes):
+    """The test portal: an HTTPS server on 127.0.0.1 serving a :class:`Catalogue`.
+
+    Counters (``connections``, ``requests``, ``published``, ``errors``) and fault switches
+    are safe to use from test threads while requests are in flight. Each switch queues
+    ``times`` entries, used up one per request. When several are armed, a request meets
+    ``drop_before_answer`` first (and nothing else), then takes at most one of
+    ``redirect_next``, ``fail_next``, ``raw_next`` in that order; ``stall_next`` combines
+    with any answer, and ``drop_after_record`` applies only to successful publishes.
+    Requests met by a redirect, failure or raw answer are not acted on. ``flood_next``,
+    or failing that ``gzip_bomb_next``, answers in place of all of these (which are used
+    up all the same), without acting on the request.
+
+    A request whose ``Accept-Encoding`` accepts gzip gets a 200 JSON, HTML or Markdown
+    answer compressed, with ``Content-Encoding: gzip`` and ``Vary: Accept-Encoding``.
+    """
+
+    CA_FILE = CA_FILE
+
+    def __init__(self, catalogue=None, legacy=False):
+        self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
+        self.legacy = legacy
+        # When set, every request counts as coming from this address (replay matching).
+        self.client_address = None
+        self.connections = 0
+        self.requests = []
+        self.published = 0
+        # Tracebacks of unexpected exceptions in request handling; tests may assert empty.
+        self.errors = []
+        self.port = None
+        self.plain_port = None
+        self._lock = threading.RLock()
+        self._init_faults()
+        self._init_routes()
+        self._stopping = threading.Event()
+        self._servers = []
+        self._threads = []
+
+    # -- clock
+
+    def now(self):
+        """The portal's clock; replace with ``portal.now = callable`` in tests."""
+        return _dt.datetime.now(UTC)
+
+    def _now(self):
+        return whole_second_utc(self.now())
+
+    # -- lifecycle
+
+    @property
+    def ca_file(self):
+        return CA_FILE
+
+    @property
+    def origin(self):
+        if self.port is None:
+            raise RuntimeError("the portal is not started")
+        return "https://127.0.0.1:%d" % self.port
+
+    @property
+    def plain_origin(self):
+        if self.plain_port is None:
+            raise RuntimeError("the portal was not started with plain_http=True")
+        return "http://127.0.0.1:%d" % self.plain_port
+
+    def url(self, path):
+        """The absolute URL of ``path`` (which starts with ``/``) on this portal."""
+        return self.origin + path
+
+    def start(self, cert="server", port=0, plain_http=False):
+        """Listen on 127.0.0.1 (``port`` 0 picks a free one) with the named cert pair
+        (``"server"``, ``"wrong-host"``, ``"untrusted"``) or a ``(certfile, keyfile)``
+        tuple. ``plain_http`` adds a plain-HTTP listener on another port that refuses
+        publish with 403 ``https_required`` and redirects everything else to HTTPS."""
+        if self._servers:
+            raise RuntimeError("the portal is already started")
+        certfile, keyfile = CERT_PAIRS[cert] if isinstance(cert, str) else cert
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(certfile, keyfile)
+        self._stopping.clear()
+        servers = [_Server(self, ("127.0.0.1", port), context, "https")]
+        if plain_http:
+            try:
+                servers.append(_Server(self, ("127.0.0.1", 0), None, "http"))
+            except OSError:
+                servers[0].server_close()
+                raise
+            self.plain_port = servers[1].server_address[1]
+        self._servers = servers
+        self.port = servers[0].server_address[1]
+        with self._lock:
+            self.catalogue.set_origin(self.origin)
+        for srv in self._servers:
+            # stop() waits for the serve loop to notice; a short poll keeps teardown quick.
+            thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.01},
+                                      name="portal-%s-%d" % (srv.scheme, srv.server_address[1]),
+                                      daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self):
+        self._stopping.set()
+        for srv in self._servers:
+            srv.shutdown()
+            srv.close_connections(idle_only=False)
+            srv.server_close()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self._servers, self._threads = [], []
+        self.port = self.plain_port = None
+
+    def __enter__(self):
+        if not self._servers:
+            self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # -- counters and connections
+
+    def reset_counters(self):
+        with self._lock:
+            self.connections = 0
+            del self.requests[:]
+            self.published = 0
+            del self.errors[:]
+
+    def close_idle_connections(self):
+        """Close keep-alive connections waiting for their next request, as a server's
+        idle timeout would; returns how many were closed."""
+        return sum(len(srv.close_connections(idle_only=True)) for srv in list(self._servers))
+
+    def reset_idle_connections(self):
+        """Abort keep-alive connections waiting for their next request with a TCP RST
+        instead of a close, as a load balancer or NAT dropping its state would; returns
+        how many were reset, once they are (or after a few seconds at most)."""
+        reset = [conn for srv in list(self._servers)
+                 for conn in srv.close_connections(idle_only=True, reset=True)]
+        deadline = time.monotonic() + _RESET_WAIT
+        for conn in reset:
+            conn.closed.wait(max(0.0, deadline - time.monotonic()))
+        return len(reset)
+
+    def _count_connection(self):
+        with self._lock:
+            self.connections += 1
+
+    # -- request handling
+
+    def _handle(self, method, target, headers, peer, scheme):
+        """Decide the answer to one request; returns (record, reply)."""
+        raw_path, _, query = target.partition("?")
+        pairs, bad_query = _parse_query(query)
+        address = self.client_address or peer
+        record = RequestRecord(method, raw_path, dict(pairs), dict(headers), address, scheme,
+                               target)
+        with self._lock:
+            self.requests.append(record)
+            met = self._take_faults()
+        if met.drop_before:
+            return record, Reply.dropped()
+        reply = self._takeover_reply(met)
+        if reply is not None:
+            return record, reply
+        stall, before = met.stall or (0.0, False)
+        if stall and before:
+            self._stopping.wait(stall)
+        reply = self._fault_reply(met, target)
+        if reply is None:
+            reply = self._answer(method, raw_path, target, pairs, bad_query, headers, address,
+                                 scheme)
+            if accepts_gzip(headers):
+                reply = gzip_reply(reply)
+        if not before:
+            reply.stall = stall
+        reply.truncate = bool(met.truncate)
+        return record, reply
+
+
+# ---------------------------------------------------------------------------- HTTP server
+
+
+class _Connection:
+    """A live connection: whether it waits for a request, and whether it is to be reset."""
+
+    __slots__ = ("sock", "idle", "reset", "closed")
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.idle = True
+        self.reset = False
+        self.closed = threading.Event()
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    # Idle keep-alive threads must not hold up stop().
+    block_on_close = False
+    allow_reuse_address = True
+    request_queue_size = 64
+
+    def __init__(self, portal, address, context, scheme):
+        self.portal = portal
+        self.context = context
+        self.scheme = scheme
+        self.live = {}
+        self.live_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def server_bind(self):
+        # HTTPServer.server_bind resolves the host name, which can stall without DNS.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+    def get_request(self):
+        sock, addr = self.socket.accept()
+        self.portal._count_connection()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.context is not None:
+            try:
+                # The handshake runs in the connection's own thread, so a slow or failing
+                # client cannot hold up accept().
+                sock = self.context.wrap_socket(sock, server_side=True,
+                                                do_handshake_on_connect=False)
+            except OSError:
+                sock.close()
+                raise
+        with self.live_lock:
+            self.live[sock] = _Connection(sock)
+        return sock, addr
+
+    def shutdown_request(self, request):
+        with self.live_lock:
+            conn = self.live.pop(request, None)
+        if conn is not None and conn.reset:
+            # No FIN first: with SO_LINGER at zero the close itself sends the RST.
+            self.close_request(request)
+        else:
+            super().shutdown_request(request)
+        if conn is not None:
+            conn.closed.set()
+
+    def close_connections(self, idle_only, reset=False):
+        """End the live connections (only those waiting for a request, with
+        ``idle_only``); returns them. Each connection's own thread sees end of stream
+        and closes it: normally, or with ``reset`` by a TCP RST."""
+        with self.live_lock:
+            chosen = [c for c in self.live.values() if c.idle or not idle_only]
+            for conn in chosen:
+                conn.reset = conn.reset or reset
+        for conn in chosen:
+            # The plain socket calls leave the TLS object alone while its own thread may
+            # be inside a read; that read then sees end of stream.
+            try:
+                if reset:
+                    socket.socket.setsockopt(conn.sock, socket.SOL_SOCKET, socket.SO_LINGER,
+                                             struct.pack("ii", 1, 0))
+                    # Reading ends without a FIN going out; the close that follows resets.
+                    socket.socket.shutdown(conn.sock, socket.SHUT_RD)
+                else:
+                    socket.socket.shutdown(conn.sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return chosen
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], OSError):
+            with self.portal._lock:
+                self.portal.errors.append(traceback.format_exc())
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "benchmarks-wiki-test-portal/1"
+    sys_version = ""
+
+    def log_message(self, format, *args):
+        pass
+
+    def handle(self):
+        self._conn = self.server.live.get(self.request) or _Connection(self.request)
+        if isinstance(self.request, ssl.SSLSocket):
+            try:
+                self.request.do_handshake()
+            except OSError:
+                return
+        try:
+            super().handle()
+        except OSError:
+            self.close_connection = True
+
+    def handle_one_request(self):
+        self._conn.idle = True
+        super().handle_one_request()
+
+    def parse_request(self):
+        self._conn.idle = False
+        return super().parse_request()
+
+    def do_GET(self):
+        self._dispatch()
+
+    def do_HEAD(self):
+        self._dispatch(head=True)
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
+
+    def _dispatch(self, head=False):
+        self._drain_body()
+        portal = self.server.portal
+        headers = list(self.headers.items())
+        record, reply = portal._handle(self.command, self.path, headers,
+                                       self.client_address[0], self.server.scheme)
+        sent = 0 if (head or reply.status == 304) else len(reply.body)
+        record.status = None if reply.drop else reply.status
+        record.response_bytes = 0 if reply.drop else sent
+        if reply.stall:
+            portal._stopping.wait(reply.stall)
+        if reply.drop:
+            self.close_connection = True
+            return
+        if reply.flood is not None:
+            self._flood(reply.flood)
+            return
+        if reply.truncate:
+            self.close_connection = True
+            whole = reply.body
+            reply.body = whole[: len(whole) // 2]
+            self._write(reply, head, declared=len(whole))
+            return
+        self._write(reply, head)
+
+    def _flood(self, size):
+        self.close_connection = True
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")
+        chunk = b"[" + b"0," * 32767
+        sent = 0
+        try:
+            while (size < 0 or sent < size) and not self.server.portal._stopping.is_set():
+                piece = chunk if size < 0 else chunk[: size - sent]
+                self.wfile.write(piece)
+                sent += len(piece)
+        except OSError:
+            pass  # the client stopped reading, as it should
+
+    def _drain_body(self):
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+            self.close_connection = True
+        if length > 1 << 20:
+            self.close_connection = True
+        elif length > 0:
+            self.rfile.read(length)
+
+    def _write(self, reply, head=False, declared=None):
+        lines = ["HTTP/1.1 %d %s" % (reply.status, phrase(reply.status)),
+                 "Server: " + self.server_version,
+                 "Date: " + self.date_time_string()]
+        lines += ["%s: %s" % pair for pair in reply.headers]
+        if not (reply.status < 200 or reply.status in (204, 304)):
+            lines.append("Content-Length: %d" % (len(reply.body) if declared is None else declared))
+        if self.close_connection:
+            lines.append("Connection: close")
+        data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        if not head and reply.status != 304:
+            data += reply.body
+        self.wfile.write(data)
+
+    def send_error(self, code, message=None, explain=None):
+        # Protocol-level failures found by http.server itself (an over-long request line,
+        # a malformed header); the stream may be out of step, so the connection ends.
+        self.close_connection = True
+        text = message or phrase(code) or "error"
+        try:
+            self._write(error_reply(code, DEFAULT_CODES.get(code, "error"), text))
+        except OSError:
+            pass
