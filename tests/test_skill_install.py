@@ -1,4 +1,5 @@
-"""The skill handed over as a reproducible archive, or installed in a skills folder."""
+"""The skill handed over as a reproducible archive, or installed in a skills folder; and a wheel
+that carries what the skill needs without a checkout."""
 
 import os
 import shutil
@@ -267,3 +268,38 @@ def test_a_folder_that_cannot_be_made_exits_1_and_a_file_exits_2(tmp_path):
         refused = cli("skill", action, option, "a-file", cwd=tmp_path)
         assert refused.returncode == 2 and f"{tmp_path}/a-file is a file, not a folder" in refused.stderr
     assert sorted(os.listdir(tmp_path)) == ["a-file"]
+
+
+def git_status():
+    done = subprocess.run(["git", "status", "--porcelain", "--ignored"], capture_output=True, text=True,
+                          cwd=ROOT)
+    return done.stdout if done.returncode == 0 else None
+
+
+def succeeds(*command, cwd, env=None):
+    done = subprocess.run(list(map(str, command)), capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=300)
+    assert done.returncode == 0, f"{command}\n{done.stderr}"
+    return done
+
+
+def test_a_wheel_installs_the_skill_with_no_checkout_around_it(portal, tmp_path):
+    """Built from a copy, so that build/ and egg-info stay out of the checkout."""
+    status = git_status()
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "tests", ".ci", "__pycache__", "*.egg-info", "build", "dist", ".pytest_cache", ".venv*",
+        "*.zip", "*.whl"))
+    succeeds(sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-q", "-w", tmp_path / "wheels", cwd=source)
+    [wheel] = (tmp_path / "wheels").glob("*.whl")
+    assert wheel.name == f"benchmarks_wiki-{__version__}-py3-none-any.whl"
+    venv = tmp_path / "venv"
+    succeeds(sys.executable, "-m", "venv", venv, cwd=tmp_path)
+    succeeds(venv / "bin" / "python", "-m", "pip", "install", "--no-deps", "-q", wheel, cwd=tmp_path)
+    succeeds(venv / "bin" / "benchmarks-wiki", "skill", "install", "--dest", tmp_path / "skills", cwd=tmp_path,
+             env=plain_env())
+    folder = tmp_path / "skills" / "benchmarks-wiki"
+    assert tree(folder) == {item.path: (item.data, item.mode) for item in skill.skill_files()}
+    stats = succeeds(sys.executable, folder / "scripts" / "draw.py", "stats", cwd=tmp_path, env=plain_env(portal))
+    assert " problems in " in stats.stdout
+    assert git_status() == status
