@@ -1,7 +1,9 @@
-"""The skill handed over as a reproducible archive, or installed in a skills folder; and a wheel
-that carries what the skill needs without a checkout."""
+"""The skill handed over three ways: a reproducible archive, an install command and a plugin
+manifest, all of one version; and a wheel that carries what the skill needs without a checkout."""
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -10,10 +12,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from benchmarks_wiki import __version__, skill
 from tests.conftest import ROOT, script_env
-from tests.test_skill import frontmatter_problems
+from tests.test_skill import frontmatter, frontmatter_problems
 
 PLACES = ("~/.claude/skills", ".claude/skills", "~/.codex/skills", ".agents/skills")
 
@@ -268,6 +271,28 @@ def test_a_folder_that_cannot_be_made_exits_1_and_a_file_exits_2(tmp_path):
         refused = cli("skill", action, option, "a-file", cwd=tmp_path)
         assert refused.returncode == 2 and f"{tmp_path}/a-file is a file, not a folder" in refused.stderr
     assert sorted(os.listdir(tmp_path)) == ["a-file"]
+
+
+def test_the_plugin_manifest_points_at_the_skill():
+    manifest = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))
+    assert manifest["name"] == "benchmarks-wiki" and manifest["owner"]["name"]
+    assert manifest["metadata"]["description"]
+    [plugin] = manifest["plugins"]
+    assert plugin["name"] == "benchmarks-wiki" and plugin["source"] == "./" and plugin["strict"] is False
+    assert plugin["description"] and plugin["skills"]
+    for path in plugin["skills"]:
+        assert (ROOT / plugin["source"] / path / "SKILL.md").is_file(), path
+
+
+def test_one_version_everywhere():
+    described = yaml.safe_load(frontmatter((ROOT / "SKILL.md").read_text(encoding="utf-8")))
+    manifest = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^dynamic = \["version"\]$', pyproject, re.M)
+    assert re.search(r'^version = \{attr = "benchmarks_wiki.__version__"\}$', pyproject, re.M)
+    versions = {described["metadata"]["version"], manifest["metadata"]["version"],
+                skill.skill_version((ROOT / "SKILL.md").read_text(encoding="utf-8"))}
+    assert versions == {__version__}
 
 
 def git_status():
