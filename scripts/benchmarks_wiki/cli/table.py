@@ -2,7 +2,8 @@
 
 ``benchmarks-wiki`` shows every command; ``scripts/draw.py`` only those that read,
 ``scripts/post.py`` only ``post`` and ``scripts/follow.py`` only ``follow``, so that an agent
-can be allowed to read without being allowed to write.
+can be allowed to read without being allowed to write. ``skill``, which hands the skill itself
+over, is for the person installing it, so only ``benchmarks-wiki`` shows it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Optional
 from .. import __version__
 from ..rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS, MAX_BODY_BYTES
 
-READ, WRITE, WAIT = "read", "write", "wait"
+READ, WRITE, WAIT, SKILL = "read", "write", "wait", "skill"
 DEFAULT_LIST_LIMIT = 20
 
 # ``run`` names the handler as "module.function" in this package, imported only when the
@@ -71,6 +72,23 @@ def check_follow(parser: argparse.ArgumentParser, args) -> None:
         parser.error("--after goes with exactly one THREAD_ID")
     if args.after is not None and args.resume:
         parser.error("give one of --after and --resume")
+
+
+# Named in full rather than guessed: each agent reads its own folder, and only the person
+# installing knows which agent, and whether for one project or for every one.
+SKILL_FOLDERS = "~/.claude/skills, .claude/skills in a project, ~/.codex/skills, or .agents/skills"
+
+
+def check_skill(parser: argparse.ArgumentParser, args) -> None:
+    if args.action == "pack":
+        for flag, given in (("--dest", args.dest is not None), ("--force", args.force)):
+            if given:
+                parser.error(f"{flag} goes with install, not pack")
+        return
+    if args.out is not None:
+        parser.error("--out goes with pack, not install")
+    if args.dest is None:
+        parser.error(f"install needs --dest DIR, the skills folder to install into: {SKILL_FOLDERS}; give one")
 
 
 _LIMIT = arg("--limit", type=number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N",
@@ -150,6 +168,14 @@ COMMANDS = (
              arg("--resume", action="store_true",
                  help="continue after the last post an earlier follow printed")),
             when_missing=("threads",), check=check_follow),
+    Command("skill", SKILL, "pack the agent skill as benchmarks-wiki.zip, or install it in a skills folder",
+            "installing.run_skill",
+            (arg("action", choices=("pack", "install"),
+                 help="pack: write the archive; install: copy the skill into DIR/benchmarks-wiki"),
+             arg("--out", metavar="DIR", help="pack: write the archive in DIR (default: this directory)"),
+             arg("--dest", metavar="DIR", help=f"install: the skills folder ({SKILL_FOLDERS})"),
+             arg("--force", action="store_true", help="install: replace another version found there")),
+            check=check_skill),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 COMMON_DEFAULTS = {"json": False, "origin": None, "retries": DEFAULT_RETRIES, "timeout": DEFAULT_TIMEOUT,

@@ -1,0 +1,240 @@
+"""The agent skill as files: packed into one reproducible archive, or installed as a folder
+in an agent's skills folder.
+
+The skill is SKILL.md, LICENSE, reference/*.md, the three scripts and this package. In a
+checkout the first four sit around the package (``scripts/benchmarks_wiki/../../SKILL.md``);
+a built package carries them inside itself, in ``skill_files/`` (setup.py puts them there),
+since an installed package has no checkout around it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from collections import namedtuple
+from pathlib import Path
+from typing import Callable, List, Optional
+
+from .errors import BenchmarksWikiError, ValidationError
+
+NAME = "benchmarks-wiki"
+ARCHIVE_NAME = f"{NAME}.zip"
+BUNDLED = "skill_files"
+SCRIPTS = ("draw.py", "follow.py", "post.py")
+PACKAGE = Path(__file__).resolve().parent
+# The earliest time a zip entry can hold: the same for every build, so that the same source
+# always gives the same bytes, whenever and wherever its files were copied.
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+EXECUTABLE, PLAIN = 0o755, 0o644
+
+SkillFile = namedtuple("SkillFile", "path data mode")  # path: inside the skill folder, with "/"
+Packed = namedtuple("Packed", "path size entries")
+# ``previous``: what the folder held before, as a Present, or None when there was nothing;
+# ``changed``: False when it already held this very skill.
+Installed = namedtuple("Installed", "folder version previous changed")
+
+
+class Present(namedtuple("Present", "version identical")):
+    """A skill folder found where the skill goes: its version, if it names one, and whether
+    it holds exactly the files that would be installed."""
+
+    def label(self, ours: Optional[str]) -> str:
+        if self.version is None:
+            return "(no version)"
+        return f"{self.version} (other files)" if self.version == ours else self.version
+
+    def described(self, ours: Optional[str]) -> str:
+        if self.version is None:
+            return "no version of this skill (no metadata.version in a SKILL.md)"
+        if self.version == ours:
+            return f"version {self.version}, with files that differ from this copy's"
+        return f"version {self.version}"
+
+
+def top_level_paths(root: Path) -> List[str]:
+    """The skill's files outside the package, relative to ``root`` (a checkout or the bundle)."""
+    documents = sorted(f"reference/{path.name}" for path in (root / "reference").glob("*.md")
+                       if not path.name.startswith("."))  # glob, unlike a shell, matches hidden names
+    return ["LICENSE", "SKILL.md", *documents, *(f"scripts/{name}" for name in SCRIPTS)]
+
+
+def source_root() -> Path:
+    """Where the files outside the package are: the checkout (or unpacked skill) around the
+    package first, so that an editable install uses what is being edited; else the bundle."""
+    for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
+        if (root / "SKILL.md").is_file() and (root / "scripts" / "draw.py").is_file():
+            return root
+    raise BenchmarksWikiError(f"the skill's files are neither around the package nor inside it ({PACKAGE})",
+                              "run from a checkout, or install the package from a wheel built by its setup.py")
+
+
+def package_paths() -> List[str]:
+    """This package's modules, relative to it: no caches, no hidden files, not the bundle."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).parts
+        if parts[0] != BUNDLED and not any(part.startswith(".") or part == "__pycache__" for part in parts):
+            found.append("/".join(parts))
+    return found
+
+
+def skill_files() -> List[SkillFile]:
+    """Every file of the skill with its bytes and mode, sorted by path."""
+    root = source_root()
+    sources = {relative: root / relative for relative in top_level_paths(root)}
+    sources.update({f"scripts/benchmarks_wiki/{relative}": PACKAGE / relative for relative in package_paths()})
+    try:
+        return sorted(SkillFile(path, source.read_bytes(), _mode_of(path)) for path, source in sources.items())
+    except OSError as error:
+        raise BenchmarksWikiError(f"cannot read the skill's file {error.filename}: {error.strerror or error}",
+                                  "run from a complete checkout, or reinstall the package") from None
+
+
+def _mode_of(path: str) -> int:
+    return EXECUTABLE if path in {f"scripts/{name}" for name in SCRIPTS} else PLAIN
+
+
+def skill_version(text: str) -> Optional[str]:
+    """``metadata.version`` from a SKILL.md's frontmatter, or None where it names none."""
+    head = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    found = head and re.search(r"^[ \t]+version:[ \t]*[\"']?([^\"'\s]+)[\"']?[ \t]*$", head.group(1), re.M)
+    return found.group(1) if found else None
+
+
+def pack(out_dir=".") -> Packed:
+    """Write ``benchmarks-wiki.zip`` in ``out_dir``: one top folder, ``benchmarks-wiki/``,
+    with the same bytes for the same source."""
+    files = skill_files()
+    archive = _folder_to_write(out_dir) / ARCHIVE_NAME
+
+    def write(temporary: Path) -> None:
+        with zipfile.ZipFile(temporary, "x") as bundle:
+            for item in files:
+                bundle.writestr(_zip_entry(item), item.data)
+
+    _writing(archive, lambda: _replace_file(archive, write))
+    return Packed(archive, archive.stat().st_size, len(files))
+
+
+def _folder_to_write(given) -> Path:
+    """The folder to write in, as an absolute path; a file in its place is refused (a missing
+    folder is made when written)."""
+    folder = Path(given).expanduser().absolute()
+    if folder.exists() and not folder.is_dir():
+        raise ValidationError(f"{folder} is a file, not a folder", "give a folder to write in")
+    return folder
+
+
+def _zip_entry(item: SkillFile) -> zipfile.ZipInfo:
+    entry = zipfile.ZipInfo(f"{NAME}/{item.path}", date_time=FIXED_TIME)
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    entry.create_system = 3  # Unix, whatever builds it, so that the modes below are read
+    entry.external_attr = (0o100000 | item.mode) << 16  # a regular file with this mode
+    return entry
+
+
+def _replace_file(path: Path, write: Callable[[Path], None]) -> None:
+    """Write under a temporary name, then rename: a failure never leaves half an archive."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        write(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        if temporary.exists():
+            temporary.unlink()
+        raise
+
+
+def install(dest, force: bool = False) -> Installed:
+    """Install the skill as ``dest/benchmarks-wiki``. The same skill already there is left
+    alone; any other is replaced only with ``force``."""
+    files = skill_files()
+    version = skill_version(next(item for item in files if item.path == "SKILL.md").data.decode("utf-8"))
+    folder = _folder_to_write(dest) / NAME
+    previous = present(folder, files)
+    if previous is not None and previous.identical:
+        return Installed(folder, version, previous, changed=False)
+    if previous is not None and not force:
+        raise ValidationError(f"{folder} holds {previous.described(version)}",
+                              f"to replace it with {version}, add --force")
+    _writing(folder, lambda: _replace_folder(folder, files))
+    return Installed(folder, version, previous, changed=True)
+
+
+def present(folder: Path, files: List[SkillFile]) -> Optional[Present]:
+    """What ``folder`` holds now, or None when there is nothing there."""
+    if not os.path.lexists(folder):
+        return None
+    try:
+        version = skill_version((folder / "SKILL.md").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        version = None
+    return Present(version, _holds_exactly(folder, files))
+
+
+def _holds_exactly(folder: Path, files: List[SkillFile]) -> bool:
+    """Whether ``folder`` holds these files, byte for byte, and no others (caches aside,
+    since running the scripts writes them)."""
+    try:
+        there = sorted("/".join(path.relative_to(folder).parts) for path in folder.rglob("*")
+                       if path.is_file() and "__pycache__" not in path.parts)
+        return there == [item.path for item in files] and all(
+            (folder / item.path).read_bytes() == item.data for item in files)
+    except OSError:
+        return False
+
+
+def _replace_folder(folder: Path, files: List[SkillFile]) -> None:
+    """Write the skill into a hidden sibling, then swap it in: ``folder`` holds a whole
+    skill, old or new, at every moment an install can be interrupted."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staged = Path(tempfile.mkdtemp(prefix=f".{NAME}.", suffix=".new", dir=folder.parent))
+    try:
+        for item in files:
+            target = staged / item.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(item.data)
+            target.chmod(item.mode)
+        staged.chmod(EXECUTABLE)  # mkdtemp makes it private; a skill folder is readable like its files
+        _swap(staged, folder)
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
+
+
+def _swap(staged: Path, folder: Path) -> None:
+    if not os.path.lexists(folder):
+        os.rename(staged, folder)
+        return
+    old = folder.with_name(f".{NAME}.{os.getpid()}.{os.urandom(4).hex()}.old")
+    os.rename(folder, old)
+    try:
+        os.rename(staged, folder)
+    except BaseException:
+        os.rename(old, folder)
+        raise
+    _discard(old)
+
+
+def _discard(old: Path) -> None:
+    """The old skill, once the new one is in place: a hidden leftover of it is not worth
+    failing an install that has succeeded."""
+    if old.is_dir() and not old.is_symlink():
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def _writing(where: Path, write: Callable[[], None]) -> None:
+    """Run ``write``; a file system that refuses it is one error, with where it happened."""
+    try:
+        write()
+    except OSError as error:
+        raise BenchmarksWikiError(f"cannot write {error.filename or where}: {error.strerror or error}",
+                                  "check that the folder can be written; nothing was left half written") from None

@@ -1,0 +1,330 @@
+"""The skill handed over three ways: a reproducible archive, an install command and a plugin
+manifest, all of one version; and a wheel that carries what the skill needs without a checkout."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from benchmarks_wiki import __version__, skill
+from tests.conftest import ROOT, script_env
+from tests.test_skill import frontmatter, frontmatter_problems
+
+PLACES = ("~/.claude/skills", ".claude/skills", "~/.codex/skills", ".agents/skills")
+
+
+def plain_env(portal=None):
+    """The environment of a machine with nothing of this package on its path, so that the
+    copy under test is the one that runs."""
+    env = script_env(portal)
+    del env["PYTHONPATH"]
+    return env
+
+
+def cli(*args, cwd, env=None):
+    return subprocess.run([sys.executable, "-m", "benchmarks_wiki", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, env=env or script_env(), timeout=60)
+
+
+def expected_paths(root=ROOT):
+    """What the skill holds, read from a source tree the way a person would list it."""
+    package = root / "scripts" / "benchmarks_wiki"
+    modules = [f"scripts/benchmarks_wiki/{path.relative_to(package).as_posix()}"
+               for path in package.rglob("*.py") if "__pycache__" not in path.parts]
+    return sorted(["SKILL.md", "LICENSE", "scripts/draw.py", "scripts/post.py", "scripts/follow.py",
+                   *(f"reference/{path.name}" for path in (root / "reference").glob("*.md")), *modules])
+
+
+def tree(folder):
+    """Every file under ``folder`` (caches aside) with its bytes and mode."""
+    return {path.relative_to(folder).as_posix(): (path.read_bytes(), path.stat().st_mode & 0o777)
+            for path in folder.rglob("*") if path.is_file() and "__pycache__" not in path.parts}
+
+
+def unpack(archive, into):
+    with zipfile.ZipFile(archive) as bundle:
+        bundle.extractall(into)
+    for name in ("draw.py", "post.py", "follow.py"):  # extractall keeps no modes
+        (into / "benchmarks-wiki" / "scripts" / name).chmod(0o755)
+    return into / "benchmarks-wiki"
+
+
+@pytest.fixture
+def archive(tmp_path):
+    done = cli("skill", "pack", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "benchmarks-wiki.zip"
+
+
+def test_pack_prints_one_line_with_the_path_and_size(archive):
+    done = cli("skill", "pack", "--out", "here", cwd=archive.parent)
+    made = archive.parent / "here" / "benchmarks-wiki.zip"
+    entries = len(expected_paths())
+    assert done.stdout == f"{made}  {made.stat().st_size} bytes, {entries} files\n" and done.stderr == ""
+
+
+def test_the_archive_is_the_same_bytes_built_twice(archive, tmp_path):
+    again = cli("skill", "pack", "--out", tmp_path / "again", cwd=ROOT / "reference")
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "again" / "benchmarks-wiki.zip").read_bytes() == archive.read_bytes()
+
+
+def test_an_unpacked_archive_packs_itself_to_the_same_bytes(archive, tmp_path):
+    """Copied files get other times and modes; none of it may reach the archive. Run as a
+    folder, with nothing installed, as from a plain checkout."""
+    unpacked = unpack(archive, tmp_path / "unpacked")
+    for path in unpacked.rglob("*"):
+        os.utime(path, (time.time() - 86400 * 400,) * 2)
+    (unpacked / "scripts" / "post.py").chmod(0o700)
+    done = subprocess.run([sys.executable, str(unpacked / "scripts" / "benchmarks_wiki"), "skill", "pack",
+                           "--out", str(tmp_path / "second")], capture_output=True, text=True, cwd=tmp_path,
+                          env=plain_env(), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "second" / "benchmarks-wiki.zip").read_bytes() == archive.read_bytes()
+
+
+def test_the_archive_holds_what_the_skill_runs_and_nothing_else(archive):
+    with zipfile.ZipFile(archive) as bundle:
+        entries = bundle.infolist()
+    assert [entry.filename for entry in entries] == sorted(f"benchmarks-wiki/{path}" for path in expected_paths())
+    scripts = {f"benchmarks-wiki/scripts/{name}" for name in ("draw.py", "post.py", "follow.py")}
+    for entry in entries:
+        executable = entry.filename in scripts
+        assert entry.external_attr >> 16 == 0o100000 | (0o755 if executable else 0o644), entry.filename
+        assert entry.date_time == (1980, 1, 1, 0, 0, 0) and entry.compress_type == zipfile.ZIP_DEFLATED
+
+
+def test_caches_hidden_files_tests_and_the_bundle_stay_out(tmp_path):
+    source = tmp_path / "checkout"
+    source.mkdir()
+    for name in ("SKILL.md", "LICENSE", "reference", "scripts", "tests", ".ci"):
+        copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy
+        copy(ROOT / name, source / name)
+    package = source / "scripts" / "benchmarks_wiki"
+    for junk in ("__pycache__/client.cpython-311.pyc", "cli/__pycache__/table.py", ".hidden.py",
+                 "skill_files/SKILL.md", "skill_files/scripts/draw.py", ".cache/x.py"):
+        (package / junk).parent.mkdir(parents=True, exist_ok=True)
+        (package / junk).write_text("x = 1\n")
+    (source / ".hidden.md").write_text("x\n")
+    (source / "reference" / ".notes.md").write_text("x\n")
+    done = subprocess.run([sys.executable, str(package), "skill", "pack"], capture_output=True, text=True,
+                          cwd=tmp_path, env=plain_env(), timeout=60)
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(tmp_path / "benchmarks-wiki.zip") as bundle:
+        names = bundle.namelist()
+    assert names == sorted(f"benchmarks-wiki/{path}" for path in expected_paths())
+    assert not any(part.startswith(".") or part in ("tests", "__pycache__", "skill_files")
+                   for name in names for part in name.split("/"))
+
+
+def test_the_unpacked_skill_runs_against_the_portal(archive, portal, tmp_path):
+    unpacked = unpack(archive, tmp_path / "skills")
+    work = tmp_path / "work"
+    work.mkdir()
+    draw = str(unpacked / "scripts" / "draw.py")
+    shown = subprocess.run([sys.executable, draw, "--help"], capture_output=True, text=True, cwd=work,
+                           env=plain_env(portal), timeout=60)
+    assert shown.returncode == 0 and "try" in shown.stdout and "skill" not in shown.stdout
+    drawn = subprocess.run([sys.executable, draw, "try", "gsm8k"], capture_output=True, text=True, cwd=work,
+                           env=plain_env(portal), timeout=60)
+    assert drawn.returncode == 0, drawn.stderr
+    assert drawn.stdout.startswith("gsm8k / ") and f"python3 {unpacked}/scripts/post.py" in drawn.stdout
+    assert any(request.path.startswith("/api/v1/") for request in portal.requests)
+    assert frontmatter_problems((unpacked / "SKILL.md").read_text(encoding="utf-8")) == []
+
+
+def test_only_benchmarks_wiki_shows_the_skill_command(run, tmp_path):
+    assert "skill" in cli("--help", cwd=tmp_path).stdout
+    for script in ("draw.py", "post.py", "follow.py"):
+        assert "skill " not in run(script, "--help").stdout
+    refused = run("draw.py", "skill", "pack")
+    assert refused.returncode == 2 and "invalid choice: 'skill'" in refused.stderr
+    assert not (ROOT / "benchmarks-wiki.zip").exists()
+
+
+def test_install_without_dest_names_the_usual_places(tmp_path):
+    done = cli("skill", "install", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert all(place in done.stderr for place in PLACES) and "--dest" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, words", [
+    (["pack", "--dest", "x"], "--dest goes with install, not pack"),
+    (["pack", "--force"], "--force goes with install, not pack"),
+    (["install", "--dest", "x", "--out", "y"], "--out goes with pack, not install"),
+])
+def test_options_of_the_other_action_are_refused(tmp_path, args, words):
+    done = cli("skill", *args, cwd=tmp_path)
+    assert done.returncode == 2 and words in done.stderr and list(tmp_path.iterdir()) == []
+
+
+def test_install_says_where_and_how_to_check_it(portal, tmp_path):
+    done = cli("skill", "install", "--dest", "skills", cwd=tmp_path)
+    folder = tmp_path / "skills" / "benchmarks-wiki"
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (f"installed benchmarks-wiki {__version__} in {folder}\n"
+                           f"check it works: python3 {folder}/scripts/draw.py stats\n")
+    assert sorted(tree(folder)) == expected_paths()
+    assert tree(folder)["scripts/follow.py"][1] == 0o755 and tree(folder)["SKILL.md"][1] == 0o644
+    check = done.stdout.splitlines()[1].split(": ", 1)[1]
+    checked = subprocess.run(check, shell=True, capture_output=True, text=True, cwd=tmp_path,
+                             env=plain_env(portal), timeout=60)
+    assert checked.returncode == 0 and " problems in " in checked.stdout, checked.stderr
+
+
+def snapshot(folder):
+    return {path: (path.stat().st_ino, path.stat().st_mtime_ns) for path in [folder, *folder.rglob("*")]}
+
+
+def test_the_same_skill_twice_changes_nothing(tmp_path):
+    assert cli("skill", "install", "--dest", tmp_path, cwd=tmp_path).returncode == 0
+    folder = tmp_path / "benchmarks-wiki"
+    before = snapshot(tmp_path)
+    done = cli("skill", "install", "--dest", tmp_path, cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == ""
+    said = f"benchmarks-wiki {__version__} is already installed in {folder}; nothing changed"
+    assert done.stdout.splitlines()[0] == said
+    assert snapshot(tmp_path) == before
+
+
+def old_skill(folder, version="0.0.1"):
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f'---\nname: benchmarks-wiki\nmetadata:\n  version: "{version}"\n---\n\nOld.\n')
+    (folder / "scripts" / "gone.py").write_text("print('old')\n")
+    return tree(folder)
+
+
+def test_another_version_is_refused_then_replaced_with_force(tmp_path):
+    folder = tmp_path / "skills" / "benchmarks-wiki"
+    old = old_skill(folder)
+    refused = cli("skill", "install", "--dest", "skills", cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stdout == "" and refused.stderr.count("\n") == 1
+    assert f"holds version 0.0.1; to replace it with {__version__}, add --force" in refused.stderr
+    assert tree(folder) == old
+    done = cli("skill", "install", "--dest", "skills", "--force", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == f"replaced benchmarks-wiki 0.0.1 with {__version__} in {folder}"
+    assert sorted(tree(folder)) == expected_paths()
+    assert os.listdir(tmp_path / "skills") == ["benchmarks-wiki"]  # nothing staged or old left beside it
+
+
+def test_the_same_version_with_other_files_is_refused(tmp_path):
+    assert cli("skill", "install", "--dest", tmp_path, cwd=tmp_path).returncode == 0
+    changed = tmp_path / "benchmarks-wiki" / "reference" / "cli.md"
+    changed.write_text("edited by hand\n")
+    done = cli("skill", "install", "--dest", tmp_path, cwd=tmp_path)
+    assert done.returncode == 2 and "with files that differ from this copy's" in done.stderr
+    assert changed.read_text() == "edited by hand\n"
+
+
+def test_an_interrupted_install_leaves_the_old_skill_whole(tmp_path, monkeypatch):
+    folder = tmp_path / "benchmarks-wiki"
+    old = old_skill(folder)
+    writes = []
+    real_write = Path.write_bytes
+
+    def write_then_interrupt(path, data):
+        writes.append(path)
+        if len(writes) == 5:
+            raise KeyboardInterrupt
+        return real_write(path, data)
+
+    monkeypatch.setattr(Path, "write_bytes", write_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        skill.install(tmp_path, force=True)
+    assert tree(folder) == old and os.listdir(tmp_path) == ["benchmarks-wiki"]
+
+
+def test_a_swap_that_fails_puts_the_old_skill_back(tmp_path, monkeypatch):
+    folder = tmp_path / "benchmarks-wiki"
+    old = old_skill(folder)
+    renames = []
+    real_rename = os.rename
+
+    def fail_second(source, target):
+        renames.append(target)
+        if len(renames) == 2:
+            raise PermissionError(13, "Permission denied", str(target))
+        return real_rename(source, target)
+
+    monkeypatch.setattr(skill.os, "rename", fail_second)
+    with pytest.raises(skill.BenchmarksWikiError, match="cannot write .*benchmarks-wiki: Permission denied"):
+        skill.install(tmp_path, force=True)
+    assert tree(folder) == old and os.listdir(tmp_path) == ["benchmarks-wiki"]
+
+
+def test_a_folder_that_cannot_be_made_exits_1_and_a_file_exits_2(tmp_path):
+    (tmp_path / "a-file").write_text("x\n")
+    for action, option in (("install", "--dest"), ("pack", "--out")):
+        cannot = cli("skill", action, option, "a-file/skills", cwd=tmp_path)
+        assert cannot.returncode == 1 and cannot.stderr.count("\n") == 1
+        assert f"cannot write {tmp_path}/a-file" in cannot.stderr
+        refused = cli("skill", action, option, "a-file", cwd=tmp_path)
+        assert refused.returncode == 2 and f"{tmp_path}/a-file is a file, not a folder" in refused.stderr
+    assert sorted(os.listdir(tmp_path)) == ["a-file"]
+
+
+def test_the_plugin_manifest_points_at_the_skill():
+    manifest = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))
+    assert manifest["name"] == "benchmarks-wiki" and manifest["owner"]["name"]
+    assert manifest["metadata"]["description"]
+    [plugin] = manifest["plugins"]
+    assert plugin["name"] == "benchmarks-wiki" and plugin["source"] == "./" and plugin["strict"] is False
+    assert plugin["description"] and plugin["skills"]
+    for path in plugin["skills"]:
+        assert (ROOT / plugin["source"] / path / "SKILL.md").is_file(), path
+
+
+def test_one_version_everywhere():
+    described = yaml.safe_load(frontmatter((ROOT / "SKILL.md").read_text(encoding="utf-8")))
+    manifest = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^dynamic = \["version"\]$', pyproject, re.M)
+    assert re.search(r'^version = \{attr = "benchmarks_wiki.__version__"\}$', pyproject, re.M)
+    versions = {described["metadata"]["version"], manifest["metadata"]["version"],
+                skill.skill_version((ROOT / "SKILL.md").read_text(encoding="utf-8"))}
+    assert versions == {__version__}
+
+
+def git_status():
+    done = subprocess.run(["git", "status", "--porcelain", "--ignored"], capture_output=True, text=True,
+                          cwd=ROOT)
+    return done.stdout if done.returncode == 0 else None
+
+
+def succeeds(*command, cwd, env=None):
+    done = subprocess.run(list(map(str, command)), capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=300)
+    assert done.returncode == 0, f"{command}\n{done.stderr}"
+    return done
+
+
+def test_a_wheel_installs_the_skill_with_no_checkout_around_it(portal, tmp_path):
+    """Built from a copy, so that build/ and egg-info stay out of the checkout."""
+    status = git_status()
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "tests", ".ci", "__pycache__", "*.egg-info", "build", "dist", ".pytest_cache", ".venv*",
+        "*.zip", "*.whl"))
+    succeeds(sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-q", "-w", tmp_path / "wheels", cwd=source)
+    [wheel] = (tmp_path / "wheels").glob("*.whl")
+    assert wheel.name == f"benchmarks_wiki-{__version__}-py3-none-any.whl"
+    venv = tmp_path / "venv"
+    succeeds(sys.executable, "-m", "venv", venv, cwd=tmp_path)
+    succeeds(venv / "bin" / "python", "-m", "pip", "install", "--no-deps", "-q", wheel, cwd=tmp_path)
+    succeeds(venv / "bin" / "benchmarks-wiki", "skill", "install", "--dest", tmp_path / "skills", cwd=tmp_path,
+             env=plain_env())
+    folder = tmp_path / "skills" / "benchmarks-wiki"
+    assert tree(folder) == {item.path: (item.data, item.mode) for item in skill.skill_files()}
+    stats = succeeds(sys.executable, folder / "scripts" / "draw.py", "stats", cwd=tmp_path, env=plain_env(portal))
+    assert " problems in " in stats.stdout
+    assert git_status() == status
