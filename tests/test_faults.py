@@ -301,7 +301,7 @@ def test_json_output_is_exact_and_ascii(run, portal, client):
     ("ran it\n-----BEGIN RSA PRIVATE KEY-----", "a private key block at line 2, column 1"),
     ("log in /home/alice/run.log", "a home-directory path at line 1, column 8"),
     ("OPENAI_API_KEY=sk-proj-Zx81Lq0pV2nR7sT4wY6uB9", "an OpenAI API key"),
-    ("DB_PASSWORD=Xk29fLq0pV2nR7sT", "a high-entropy value for DB_PASSWORD"),
+    ("DB_PASSWORD=Xk29fLq0pV2nR7sT", "a secret value for DB_PASSWORD"),
     ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "a GitHub token"),
 ])
 def test_secrets_are_refused_before_anything_is_published(run, portal, task_id, body, what):

@@ -1,48 +1,246 @@
 """Things that should not go into a public post: secrets, tokens and home-directory paths.
 
 The check is a net for accidents, not a guarantee: it looks for the shapes that leak most
-often from an agent's working notes.
+often from an agent's working notes. It reports findings (a provider's token, a password
+in a URL or a command, a secret-looking value under a secret-like name, a home path), never
+randomness alone, so digests, UUIDs, commit hashes and model ids pass.
+
+Every pattern is bounded or anchored on a literal, so no input of 2 KiB makes the regular
+expressions backtrack for long.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 
-_SHAPES = (
-    ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"),
-    ("an AWS access key id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    ("a GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    ("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    ("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    ("an Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-    ("an OpenAI API key", r"\bsk-(?!ant-)(?:proj-)?[A-Za-z0-9_-]{20,}"),
-    ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
-    ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}"),
-    ("a Stripe live key", r"\b[rs]k_live_[A-Za-z0-9]{20,}"),
-    ("a JSON web token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
-    ("a home-directory path", r"(?<![\w/.~-])(?:/home/[^/\s]+|/Users/[^/\s]+|/root(?=/)|~/)"
-                              r"|\b[A-Za-z]:\\Users\\[^\\\s]+"),
+# A value after `=`, `:` or a flag: quoted (spaces allowed), or bare up to a separator. A bare
+# value never starts with `$`, `{`, `<`, `(`, `[`, `-`, `=` or `:`, which open a reference,
+# a template, a placeholder, code, another flag or a second operator, not a secret.
+_VALUE = (r"""(?:"(?P<dq>[^"\n]{1,120})"|'(?P<sq>[^'\n]{1,120})'"""
+          r"""|(?P<bare>[^\s'"`,;&<>(){}\[\]$=:-][^\s'"`,;&<>]{0,119}))""")
+
+# Provider tokens carry a fixed prefix, so a match is a finding in itself. Each starts at a
+# word boundary, so the same letters inside a longer base64 string do not count.
+_TOKENS = (
+    ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----"),
+    ("a PuTTY private key", r"\bPuTTY-User-Key-File-\d(?=: )"),
+    ("an AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    ("a GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{22,})"),
+    ("a GitLab token", r"\bgl(?:pat|dt|rt|ptt|cbt|ft|oas|soat|imt)-[\w-]{20,}"),
+    ("a Slack token", r"\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})"),
+    ("a Slack webhook URL", r"\bhooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]{20,}"),
+    ("a Discord bot token", r"\b[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,}"),
+    ("a Discord webhook URL", r"\bdiscord(?:app)?\.com/api/webhooks/\d{1,20}/[\w-]{30,}"),
+    ("a Telegram bot token", r"\b\d{8,10}:AA[\w-]{33}"),
+    ("a Twilio API key", r"\bSK[0-9a-f]{32}\b"),
+    ("a SendGrid API key", r"\bSG\.[\w-]{22}\.[\w-]{43}"),
+    ("an npm token", r"\bnpm_[A-Za-z0-9]{36}"),
+    ("a PyPI token", r"\bpypi-AgE[\w-]{50,}"),
+    ("a Stripe secret key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{20,}"),
+    ("a Stripe webhook secret", r"\bwhsec_[A-Za-z0-9]{24,}"),
+    ("a Hugging Face token", r"\b(?:hf|api_org)_[A-Za-z0-9]{30,}"),
+    ("a Google API key", r"\bAIza[\w-]{35}"),
+    ("a Google OAuth client secret", r"\bGOCSPX-[\w-]{28}"),
+    ("a Google OAuth access token", r"\bya29\.[\w-]{30,}"),
+    ("an Anthropic API key", r"\bsk-ant-[\w-]{20,}"),
+    ("an OpenRouter API key", r"\bsk-or-v1-[0-9a-f]{64}"),
+    # Only the digit keeps hyphenated words such as "sk-style-option-names" out.
+    ("an OpenAI API key", r"\bsk-(?!ant-|or-)(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]{0,40}\d)[\w-]{20,}"),
+    ("a Groq API key", r"\bgsk_[A-Za-z0-9]{48,}"),
+    ("a Replicate API token", r"\br8_[A-Za-z0-9]{37}"),
+    ("a Perplexity API key", r"\bpplx-[A-Za-z0-9]{40,}"),
+    ("an xAI API key", r"\bxai-[A-Za-z0-9]{60,}"),
+    ("a Together API key", r"\btgp_v1_[\w-]{40,}"),
+    ("a LangSmith API key", r"\b(?:lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|ls__[0-9a-f]{32})"),
+    ("a Databricks token", r"\bdapi[0-9a-f]{32}\b"),
+    ("an Azure storage account key", r"\bAccountKey=([A-Za-z0-9+/]{40,})"),
+    ("an Azure shared access key", r"\bSharedAccessKey=([A-Za-z0-9+/]{30,})"),
+    ("an Azure SAS signature", r"[?&;]sig=([A-Za-z0-9%+/]{20,})"),
+    ("a JSON web token", r"\beyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]{10,}"),
 )
-_PATTERNS = tuple((what, re.compile(pattern)) for what, pattern in _SHAPES)
-_ASSIGNMENT = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*[=:][ \t]*"
-                         r"['\"]?([^\s'\"]{16,})", re.M)
-_HIGH_ENTROPY_BITS = 3.5
+
+# Home directories name a person and a machine. A path counts where it starts: not inside a
+# URL's path ("example.org/home/notes") nor a longer path ("/data/home/x"), except after
+# file://, which only a local path follows.
+_NOT_A_PERSON = r"(?!(?:Shared|Guest|Public|Default)\b)"
+_HOME = re.compile(
+    r"(?:(?<![\w/.~-])|(?<=file://))(?:/home/|/Users/" + _NOT_A_PERSON + r")[^/\s]"
+    r"|(?:(?<![\w/.~-])|(?<=file://))/root/"
+    r"|(?<![\w/.~-])~/"
+    r"|(?<![\w/.~-])/(?:mnt/)?[a-z]/Users/" + _NOT_A_PERSON + r"[^/\s]"
+    r"|\b[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2}" + _NOT_A_PERSON + r"[^\\/\s]")
+
+# Where a credential sits in a known place, the place is the finding and the value only has to
+# be real rather than a placeholder. `[^\n]{0,200}?` keeps a command on its line and bounds
+# the search for its flag.
+_COMMAND = r"[^\n]{0,200}?[ \t]"
+_PLACES = (
+    ("a password in a URL", r"://[^\s:/?#@]{0,64}:(?P<bare>[^\s/?@]{1,128})@"),
+    ("a credential in an Authorization header",
+     r"(?i:\b(?:proxy-)?authorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
+     r"(?i:bearer|basic|token|bot|digest)[ \t]+(?P<bare>[^\s\"'`,;<>{}$][^\s\"'`,;]{7,119})"),
+    ("a password in a command", r"\bsshpass\b" + _COMMAND + r"-p[ \t]*" + _VALUE),
+    ("a password in a command", r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b" + _COMMAND + r"-p" + _VALUE),
+    ("a password in a command", r"\bredis-cli\b" + _COMMAND + r"(?:-a|--pass)[ \t]+" + _VALUE),
+    ("a password in a command", r"\b(?:docker|podman|nerdctl|helm|oras|skopeo)\b[^\n]{0,40}?\blogin\b"
+                                + _COMMAND + r"(?:-p|--password)(?:=|[ \t]+)" + _VALUE),
+    ("a password in a command", r"\bmongo(?:sh|dump|restore)?\b" + _COMMAND + r"(?:-p|--password)(?:=|[ \t]+)"
+                                + _VALUE),
+    ("a password in a command", r"\bcurl\b" + _COMMAND + r"(?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:'\"$]{1,64}:"
+                                + _VALUE),
+    ("a password in a command", r"-pass(?:in|out)?[ \t]+pass:" + _VALUE),
+    ("a password in a command", r"\bmachine\s+\S{1,100}\s+login\s+\S{1,100}\s+password\s+"
+                                + _VALUE),
+    ("a W&B API key", r"\bwandb[ \t]+login\b[^\n]{0,60}?[ \t](?:local-)?(?P<bare>[0-9a-f]{40})\b"),
+)
+
+# Any NAME=value, NAME: value, "name": "value" or --name value, anywhere on a line. The name
+# decides whether the value is looked at at all. The value is read ahead, not consumed, so
+# in "run: HF_TOKEN=..." the search goes on from "HF_TOKEN".
+_ASSIGNMENT = re.compile(r"(?<![\w.$:-])(?P<name>[A-Za-z_][\w.-]{0,63})[\"']?\]?[ \t]*[:=][ \t]*(?=" + _VALUE + ")")
+_FLAG = re.compile(r"(?<![\w-])--(?P<name>[A-Za-z][\w-]{0,63})(?:=|[ \t]+)(?=" + _VALUE + ")")
+
+# A name is secret-like by its last word ("OPENAI_API_KEY", "apiKey", "PGPASSWORD"): the word
+# ends with one of the long names, or is one of the short ones, which "monkey", "bypass" and
+# "oauth" end with too.
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_PASSWORD_NAMES = ("password", "passwd", "passphrase")
+_PASSWORD_WORDS = frozenset(("pass", "pwd"))
+_SECRET_NAMES = ("secret", "token", "apikey", "accesskey", "secretkey", "privatekey", "credential",
+                 "credentials", "cookie", "sessionid", "authorization")
+_SECRET_WORDS = frozenset(("key", "auth", "session", "private", "pat"))
+# The tokens of a tokenizer and the keys of a table share the words of secrets.
+_NOT_SECRET = {
+    "key": frozenset(("public", "pub", "sort", "cache", "primary", "partition", "hash", "foreign",
+                      "answer", "label", "group", "shard", "dedup", "idempotency")),
+    "token": frozenset(("max", "min", "num", "pad", "eos", "bos", "unk", "sep", "cls", "mask",
+                        "special", "stop", "start", "end", "page", "next", "continuation")),
+}
+
+# Substrings, not one regular expression of alternatives: `in` is many times faster, and a
+# hostile post can hold hundreds of values to look at.
+_PLACEHOLDER_PARTS = ("${", "$(", "{{", "...", "\u2026", "***", "xxxx", "example", "sample", "placeholder",
+                      "your", "redacted", "dummy", "fake", "changeme", "change_me", "replace", "insert",
+                      "environ", "getenv", "process.env", "secrets.", "password", "passwd")
+_WINDOWS_VARIABLE = re.compile(r"%[A-Z][A-Z0-9_]*%")
+_PLACEHOLDER_WORDS = frozenset((
+    "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "empty",
+    "unset", "notset", "required", "optional", "default", "string", "str", "bytes", "secretstr",
+    "secret", "token", "apikey", "api_key", "key", "test", "testing",
+    "hidden", "masked", "omitted", "removed", "todo", "tbd", "n/a"))
+# A call, a subscript or an attribute stands where a secret would, in a snippet.
+_CODE = re.compile(r"[A-Za-z_][\w.]*[(\[]|[A-Za-z_]\w*\.[A-Za-z_]")
+# A snake_case value under a password's name is the variable that holds it.
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]{16,}")
+_DIGIT_RUN = re.compile(r"[0-9]+")
+_LOWER_RUN = re.compile(r"[a-z]+")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LETTERS = _LOWER | _UPPER
+_DIGITS = frozenset("0123456789")
+_ALNUM = _LETTERS | _DIGITS
+_HEX = frozenset("0123456789abcdefABCDEF-")
+_SEPARATORS = frozenset("-_./:")
 
 
-def _entropy(value: str) -> float:
-    counts = Counter(value)
-    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+def _kind_of_name(name: str):
+    """What a value under this name would be: "password", "secret", or None."""
+    words = _NAME_WORDS.findall(name)
+    if not words:
+        return None
+    last = words[-1].lower()
+    if last in _PASSWORD_WORDS or last.endswith(_PASSWORD_NAMES):
+        return "password"
+    if last in _SECRET_WORDS or last.endswith(_SECRET_NAMES):
+        before = words[-2].lower() if len(words) > 1 else ""
+        return None if before in _NOT_SECRET.get(last, ()) else "secret"
+    return None
+
+
+def _is_real(value: str) -> bool:
+    """Not a placeholder, a reference to a variable or a template, nor a number."""
+    low = value.lower()
+    return not (value[0] in "${<" or value != value.strip() or value.isdigit() or low in _PLACEHOLDER_WORDS
+                or any(part in low for part in _PLACEHOLDER_PARTS)
+                or "%" in value and _WINDOWS_VARIABLE.search(value))
+
+
+def _choppy(value: str) -> bool:
+    """Whether lower-case letters come in runs of 3 or fewer on average, as in random text and
+    unlike in CamelCase names and model ids ("CloudWatchSession", "Llama-3.1-8B-Instruct")."""
+    runs = _LOWER_RUN.findall(value)
+    return bool(runs) and sum(map(len, runs)) <= 3 * len(runs)
+
+
+def _looks_secret(value: str, kind: str) -> bool:
+    if not _is_real(value) or _CODE.match(value) or " " in value:
+        return False
+    # Sets and regular expressions rather than loops over characters, for the hostile post
+    # with hundreds of values.
+    used = set(value)
+    letters, digits = not used.isdisjoint(_LETTERS), not used.isdisjoint(_DIGITS)
+    mixed_case = not used.isdisjoint(_LOWER) and not used.isdisjoint(_UPPER)
+    if kind == "password":
+        return len(value) >= 6 and letters and (digits or not used <= _ALNUM) and not _IDENTIFIER.fullmatch(value)
+    # A URL's password is the URL rule's to find; a path has no long random run below.
+    if len(value) < 16 or "://" in value:
+        return False
+    if used <= _HEX:
+        return letters and digits and len(used) >= 8
+    # Base64 and URL-safe tokens switch case every few letters, even where - and _ cut them.
+    if mixed_case and _choppy(value):
+        return True
+    # Digits scattered through a long run of letters: random, unlike "PKCS7PrivateKey" or a
+    # version joined by separators.
+    for run in _ALNUM_RUN.findall(value):
+        if len(set(run)) >= 10 and len(_DIGIT_RUN.findall(run)) >= 3 and not set(run) <= _DIGITS:
+            return True
+    # Long keys drawn from letters, digits and symbols (Django's, say) have no long plain run;
+    # names and ids ("main--test--<uuid>", "run_2024-11.v2") join words with few separators.
+    return len(value) >= 24 and len(used) >= 20 and len(used - _ALNUM - _SEPARATORS) >= 3
+
+
+def _value(match):
+    groups = match.groupdict()
+    name = next(name for name in ("dq", "sq", "bare") if groups.get(name) is not None)
+    value = groups[name]
+    if name == "bare":
+        # Punctuation that ends a sentence or closes a call is not part of a bare value.
+        value = value.rstrip(".,:)]}") or value
+    return value, match.start(name), match.start(name) + len(value)
+
+
+_TOKEN_PATTERNS = tuple((what, re.compile(pattern)) for what, pattern in _TOKENS)
+_PLACE_PATTERNS = tuple((what, re.compile(pattern)) for what, pattern in _PLACES)
 
 
 def find_sensitive(text: str) -> list:
     """Each finding as ``(what, line, column)``, 1-based, in the order they appear."""
+    # (start, end, rank, what): where findings overlap, the lowest rank names the finding, so
+    # OPENAI_API_KEY=sk-... is reported as an OpenAI key, not as a secret-looking value.
     found = []
-    for what, pattern in _PATTERNS:
-        found += [(what, match.start()) for match in pattern.finditer(text)]
-    for match in _ASSIGNMENT.finditer(text):
-        if _entropy(match.group(2)) >= _HIGH_ENTROPY_BITS:
-            found.append((f"a high-entropy value for {match.group(1)}", match.start(2)))
-    return [(what, text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset))
-            for what, offset in sorted(found, key=lambda item: item[1])]
+    for what, pattern in _TOKEN_PATTERNS:
+        for match in pattern.finditer(text):
+            group = match.lastindex or 0
+            if _is_real(match.group(group)):
+                found.append((match.start(group), match.end(group), 0, what))
+    found += [(match.start(), match.end(), 0, "a home-directory path") for match in _HOME.finditer(text)]
+    for what, pattern in _PLACE_PATTERNS:
+        for match in pattern.finditer(text):
+            value, start, end = _value(match)
+            if len(value) >= 4 and _is_real(value) and not _CODE.match(value):
+                found.append((start, end, 1, what))
+    for pattern, prefix in ((_ASSIGNMENT, ""), (_FLAG, "--")):
+        for match in pattern.finditer(text):
+            kind = _kind_of_name(match.group("name"))
+            if kind:
+                value, start, end = _value(match)
+                if _looks_secret(value, kind):
+                    found.append((start, end, 2, f"a secret value for {prefix}{match.group('name')}"))
+    findings, reached = [], -1
+    for start, end, _, what in sorted(found, key=lambda finding: (finding[0], finding[2])):
+        if start >= reached:
+            findings.append((what, text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)))
+        reached = max(reached, end)
+    return findings

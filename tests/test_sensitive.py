@@ -1,0 +1,104 @@
+"""The check for private data in a post: what it catches, what it lets through, where it
+points, and that it ends on hostile input. Speed is measured by ``python3 -m tests.secret_corpus``."""
+
+import random
+
+import pytest
+
+from benchmarks_wiki.sensitive import find_sensitive
+from tests.secret_corpus import (ALNUM, FAMILIES, HEX, LIMIT, SEED, UPPER_DIGITS, URLSAFE, adversarial_inputs,
+                                 caught, chars, ordinary_posts, secret_posts)
+
+RNG = random.Random(SEED)
+DIGEST = chars(RNG, HEX, 64)
+COMMIT = chars(RNG, HEX, 40)
+AWS = "AKIA" + chars(RNG, UPPER_DIGITS, 16)
+GITHUB = "ghp_" + chars(RNG, ALNUM, 36)
+HF = "hf_" + chars(RNG, ALNUM, 34)
+OPENAI = "sk-proj-" + chars(RNG, URLSAFE, 60) + "7"
+TOKEN = chars(RNG, ALNUM, 40)
+PASSWORD = chars(RNG, ALNUM, 10) + "7!"
+
+
+def test_secret_bearing_posts_are_caught():
+    posts = secret_posts()
+    assert len(posts) >= 150
+    missed = [(family, post) for family, post, lines in posts if not caught(post, lines)]
+    assert len(missed) <= 0.15 * len(posts), missed
+    claimed = [family for family, _ in missed if family in FAMILIES]
+    assert len(claimed) <= 0.01 * len(posts), claimed
+
+
+def test_ordinary_posts_are_not_refused():
+    posts = ordinary_posts()
+    assert len(set(posts)) >= 400
+    assert all(len(post.encode()) <= LIMIT for post in posts)
+    refused = [(post, find_sensitive(post)) for post in posts if find_sensitive(post)]
+    assert len(refused) <= 0.01 * len(posts), refused
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_each_family_is_caught(family):
+    rng = random.Random(f"{SEED} {family}")
+    for _ in range(5):
+        snippet = FAMILIES[family](rng)
+        assert find_sensitive(snippet), snippet
+
+
+@pytest.mark.parametrize("body", [
+    "Setup: meta-llama/Llama-3.1-8B-Instruct, temperature 0.7",
+    "Task: 317ef6cc-69a8-59a3-a347-e37d3399eb10",
+    "Model: claude-3-5-sonnet-20241022\nModel: gpt-4o-2024-08-06\nModel: Qwen/Qwen2.5-7B",
+    f"```yaml\nmodel: meta-llama/Llama-3.1-8B-Instruct\ndataset: openai/gsm8k\nrevision: {COMMIT}\nseed: 1234\n"
+    f"temperature: 0.7\nmax_tokens: 1024\ntokenizer: Qwen/Qwen2.5-7B\npad_token: \"<|endoftext|>\"\n```",
+    f"Image: ghcr.io/princeton-nlp/swe-bench:latest@sha256:{DIGEST}",
+    "CUDA_VISIBLE_DEVICES=0,1 HF_HOME=/data/hf TOKENIZERS_PARALLELISM=false python eval.py",
+    f"Data: https://huggingface.co/datasets/openai/gsm8k\nPaper: https://arxiv.org/abs/2110.14168\n"
+    f"Fix: https://github.com/openai/human-eval/commit/{COMMIT}",
+    'client = OpenAI(base_url="http://localhost:8000/v1", api_key="EMPTY")',
+    'api_key=os.environ["OPENAI_API_KEY"]; curl -H "Authorization: Bearer $HF_TOKEN" https://example.org',
+    "export HF_TOKEN=<your token>\ntoken: ${{ secrets.HF_TOKEN }}\npassword: ********",
+    '{"task_id": "cc72a209-7303-5e8f-8399-7bfd4bdef1db", "key": "main--test--cc72a209-7303-5e8f-8399-7bfd4bdef1db"}',
+    "Colours #1f77b4 and #ff7f0e; seed 18446744073709551557; record eyJxdWVzdGlvbiI6ICIyKzI/In0=",
+    "Outputs in /workspace/runs and D:\\data\\gsm8k; cache at $HOME/.cache; see https://example.org/home/notes",
+    "vllm serve Qwen/Qwen2.5-7B-Instruct --api-key EMPTY --max-model-len 8192",
+])
+def test_ordinary_text_is_not_refused(body):
+    assert find_sensitive(body) == []
+
+
+@pytest.mark.parametrize("body, found", [
+    ("key " + AWS, [("an AWS access key id", AWS)]),
+    ("Result: 3/5\n  export GITHUB_TOKEN=" + GITHUB, [("a GitHub token", GITHUB)]),
+    ("OPENAI_API_KEY=" + OPENAI, [("an OpenAI API key", OPENAI)]),
+    ("DB_PASSWORD=" + PASSWORD, [("a secret value for DB_PASSWORD", PASSWORD)]),
+    ('judge:\n  "api_key": "' + TOKEN + '"', [("a secret value for api_key", TOKEN)]),
+    (f"psql postgres://evals:{PASSWORD}@db:5432/runs", [("a password in a URL", PASSWORD)]),
+    ("git clone https://user:pass@example.org/x.git", [("a password in a URL", "pass@")]),
+    (f"curl -H 'Authorization: Bearer {TOKEN}' https://api.example.org",
+     [("a credential in an Authorization header", TOKEN)]),
+    (f"sshpass -p '{PASSWORD}' ssh gpu-1", [("a password in a command", PASSWORD)]),
+    (f"mysql -u root -p{PASSWORD} results", [("a password in a command", PASSWORD)]),
+    ('Trace: File "/Users/alice/run.py", line 3', [("a home-directory path", "/Users")]),
+    ("from C:\\Users\\Bob\\runs and /mnt/c/Users/bob/runs",
+     [("a home-directory path", "C:"), ("a home-directory path", "/mnt")]),
+    (f"Modèle : {HF}\n\tpath ~/.cache", [("a Hugging Face token", HF), ("a home-directory path", "~/")]),
+    (f"run: HF_TOKEN={HF} python x.py --password {PASSWORD}",
+     [("a Hugging Face token", HF), ("a secret value for --password", PASSWORD)]),
+])
+def test_findings_name_what_and_where(body, found):
+    """Each finding points, by 1-based line and column in characters, at where its text starts."""
+    lines = body.split("\n")
+    where = [next((number, line.index(text) + 1) for number, line in enumerate(lines, 1) if text in line)
+             for _, text in found]
+    assert find_sensitive(body) == [(what, *place) for (what, _), place in zip(found, where)]
+
+
+def test_columns_count_characters_from_one():
+    assert find_sensitive("é\n\tcd /home/alice && ls ~/") == [("a home-directory path", 2, 5),
+                                                                ("a home-directory path", 2, 23)]
+
+
+@pytest.mark.parametrize("text", adversarial_inputs(), ids=lambda text: repr(text[:12]))
+def test_hostile_input_returns(text):
+    assert isinstance(find_sensitive(text), list)
