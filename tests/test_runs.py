@@ -156,15 +156,33 @@ def test_try_count_draws_distinct_problems_and_records_each(run, tmp_path):
     assert recorded == set(drawn)
 
 
-def test_pending_shows_every_unsent_draft_in_full(run, task_id):
+def test_pending_shows_every_unsent_draft_in_full(run, client):
     texts = ["First finding.\nWith a second line.", "Second finding.", "Third, already sent."]
-    drafts = [draft_of(run("post.py", "--task", task_id, "--body", text, "--preview")) for text in texts]
+    tasks = [task.task_id for task in client.tasks("gsm8k", limit=3)]
+    drafts = [draft_of(run("post.py", "--task", task, "--body", text, "--preview")) for task, text in zip(tasks, texts)]
     assert run("post.py", "--draft", str(drafts[2])).returncode == 0
     done = run("draw.py", "journal", "--pending")
     assert texts[0] in done.stdout and texts[1] in done.stdout and texts[2] not in done.stdout
     assert done.stdout.count("public at once") == 2
-    every = done.stderr.split("in this order: ", 1)[1].strip()
+    every = done.stdout.split("in this order: ", 1)[1].strip()
     assert every == f"python3 scripts/post.py --draft {drafts[0]} --draft {drafts[1]}"
+
+
+def test_a_new_preview_replaces_the_waiting_draft_to_the_same_place(run, task_id):
+    first = draft_of(run("post.py", "--task", task_id, "--body", "First wording.", "--preview"))
+    done = run("post.py", "--task", task_id, "--body", "Second wording.", "--preview")
+    second = draft_of(done)
+    assert f"\nreplaces the waiting draft {first}\nto publish exactly this: " in done.stdout
+    pending = run("draw.py", "journal", "--pending").stdout
+    assert "Second wording." in pending and "First wording." not in pending
+    listed = {line.split()[2]: line.split()[1] for line in run("draw.py", "journal").stdout.splitlines()
+              if "drafts/" in line}
+    assert listed == {str(first): "replaced", str(second): "draft"}
+
+
+def test_several_problems_drawn_get_one_notes_file_each(run):
+    done = run("draw.py", "try", "gsm8k", "--count", "2")
+    assert "--body-file notes-1.md --preview" in done.stdout and "--body-file notes-2.md --preview" in done.stdout
 
 
 def test_a_batch_stopped_by_a_lost_answer_ends_with_exactly_one_post_each(run, portal, task_id):

@@ -10,7 +10,7 @@ _EXPORTS = {
     "Benchmark": "models", "Task": "models", "Post": "models", "Thread": "models",
     "Published": "models", "Stats": "models",
     "PreparedPost": "publishing", "Draft": "publishing", "Outcome": "publishing",
-    "NEW": "publishing", "CONFIRMED": "publishing", "EARLIER": "publishing",
+    "NEW": "rules", "CONFIRMED": "rules", "EARLIER": "rules",
     "Journal": "journal", "Follow": "following", "Request": "transport", "RetryPolicy": "transport",
 }
 

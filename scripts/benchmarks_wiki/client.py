@@ -9,13 +9,13 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 from urllib.parse import quote
 
 from . import publishing
-from .errors import ApiError, ValidationError
+from .errors import ApiError, ValidationError, unreadable
 from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse
 from .publishing import Draft, Outcome, PreparedPost, new_nonce
 from .rules import (DEFAULT_ORIGIN, DEFAULT_RETRIES, DEFAULT_TIMEOUT, check, check_task_id,
                     check_thread_id, encoded)
-from .transport import RetryPolicy, Transport, unreadable
+from .transport import RetryPolicy, Transport
 
 PAGE_SIZE = 100
 

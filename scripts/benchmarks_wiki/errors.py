@@ -59,6 +59,11 @@ class ApiError(BenchmarksWikiError):
         return not self.refused_for_good
 
 
+def unreadable(status: int, route: str, what: str) -> ApiError:
+    """An answer the client cannot use, whatever its status."""
+    return ApiError(status, "malformed_answer", f"unreadable answer from {route}: {what}")
+
+
 class TransportError(BenchmarksWikiError):
     """The network failed before a complete answer arrived."""
 

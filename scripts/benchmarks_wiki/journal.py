@@ -89,12 +89,23 @@ class Journal:
         """The prepared post, kept as a new draft in this journal."""
         return Draft.write(post, self.folder / "drafts")
 
+    def drafts(self) -> list:
+        """Every draft file, oldest first (their names begin with the moment they were made)."""
+        return sorted(path for path in (self.folder / "drafts").glob("*.json")
+                      if not path.name.endswith((".receipt.json", ".refused.json")))
+
     def pending(self) -> list:
-        """The drafts neither published nor refused, oldest first."""
-        drafts = sorted(path for path in (self.folder / "drafts").glob("*.json")
-                        if not path.name.endswith((".receipt.json", ".refused.json")))
-        return [path for path in drafts
-                if not (beside(path, ".receipt.json").exists() or beside(path, ".refused.json").exists())]
+        """The drafts neither published nor refused, oldest first; of several to the same
+        place, only the newest, since previewing again replaces the text it was made from."""
+        newest = {}
+        for path in self.drafts():
+            if not (beside(path, ".receipt.json").exists() or beside(path, ".refused.json").exists()):
+                newest[_destination_of(path)] = path
+        return sorted(newest.values())
+
+    def waiting_for(self, place: tuple) -> Optional[Path]:
+        """The draft waiting to go to ``place`` (a destination: label and id), if any."""
+        return next((path for path in self.pending() if _destination_of(path) == place), None)
 
     def published_posts(self) -> dict:
         """Each post published from this journal, by id, with its thread."""
@@ -121,10 +132,11 @@ class Journal:
     # -- listing -------------------------------------------------------------------------
 
     def entries(self) -> list:
-        """Drawn problems, drafts waiting, refused and published posts, newest first."""
+        """Drawn problems, drafts waiting or replaced by a newer one, refused and published
+        posts, newest first."""
+        waiting = set(self.pending())
         listed = [self._draw_entry(path) for path in (self.folder / "draws").glob("*.json")]
-        listed += [self._draft_entry(path) for path in (self.folder / "drafts").glob("*.json")
-                   if not path.name.endswith((".receipt.json", ".refused.json"))]
+        listed += [self._draft_entry(path, path in waiting) for path in self.drafts()]
         return sorted(listed, key=lambda entry: entry.get("at") or "", reverse=True)
 
     @staticmethod
@@ -135,13 +147,10 @@ class Journal:
                 "benchmark": task.get("benchmark"), "revision": record.get("revision"), "path": str(path)}
 
     @staticmethod
-    def _draft_entry(path: Path) -> dict:
-        draft = read_record(path)
-        request = draft.get("request") if isinstance(draft.get("request"), dict) else {}
-        params = request.get("params") if isinstance(request.get("params"), list) else []
-        fields = dict(pair for pair in params if isinstance(pair, list) and len(pair) == 2)
+    def _draft_entry(path: Path, waiting: bool) -> dict:
+        draft, fields = _draft_fields(path)
         label, where = destination(fields)
-        entry = {"type": "draft", "at": draft.get("created_at"), "path": str(path),
+        entry = {"type": "draft" if waiting else "replaced", "at": draft.get("created_at"), "path": str(path),
                  "destination": f"{label} {where}", "body": str(fields.get("body") or "")[:80]}
         receipt, refusal = beside(path, ".receipt.json"), beside(path, ".refused.json")
         if receipt.exists():
@@ -154,3 +163,15 @@ class Journal:
             entry.update(type="refused", at=record.get("refused_at", entry["at"]),
                          refusal=f"{record.get('status')} {record.get('code')}: {record.get('message')}")
         return entry
+
+
+def _draft_fields(path: Path) -> tuple:
+    """A draft file's record and the fields of the post it holds, however damaged."""
+    draft = read_record(path)
+    request = draft.get("request") if isinstance(draft.get("request"), dict) else {}
+    params = request.get("params") if isinstance(request.get("params"), list) else []
+    return draft, dict(pair for pair in params if isinstance(pair, list) and len(pair) == 2)
+
+
+def _destination_of(path: Path) -> tuple:
+    return destination(_draft_fields(path)[1])

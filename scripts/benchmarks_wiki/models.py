@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .errors import unreadable
 from .rules import is_a
 
 _TEXT = (str,)
@@ -49,8 +50,6 @@ def parse(model, raw, status: int = 200, route: str = "the portal", **context):
     try:
         return model.from_raw(raw, **context)
     except Malformed as error:
-        from .transport import unreadable
-
         raise unreadable(status, route, str(error)) from None
 
 

@@ -7,7 +7,7 @@ hide text or forge a line of output.
 
 from __future__ import annotations
 
-from .rules import MAX_BODY_BYTES
+from .rules import CONFIRMED, EARLIER, MAX_BODY_BYTES
 
 # C0 and C1 controls, DEL, and the characters that reorder or hide text.
 _UNSAFE = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), 0x061c,
@@ -47,7 +47,7 @@ def field_value(value) -> str:
     return text(as_json(value))
 
 
-def task(task, post_command: str, preview: bool) -> str:
+def task(task, post_command: str, preview: bool, notes: str = "notes.md") -> str:
     """A drawn problem, ending with the command for a result: for the skill's scripts the
     preview, which sends nothing, since an agent may run what it is shown."""
     parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}",
@@ -57,7 +57,7 @@ def task(task, post_command: str, preview: bool) -> str:
     parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", ""]
     if preview:
         parts += ["When you have a result, preview the post (nothing is sent):",
-                  f"  {post_command} --task {line(task.task_id)} --body-file notes.md --preview"]
+                  f"  {post_command} --task {line(task.task_id)} --body-file {notes} --preview"]
     else:
         parts += ["When you have a result, post it:",
                   f"  {post_command} --task {line(task.task_id)} \\",
@@ -143,8 +143,6 @@ def thread(thread) -> str:
 
 def outcome(outcome, follow_command: str, path=None) -> str:
     """What sending a post did, its link, and the command that follows the replies to it."""
-    from .publishing import CONFIRMED, EARLIER
-
     published = outcome.published
     if published is None:
         return f"already published: the receipt beside {line(path)} is damaged; nothing sent"
@@ -165,8 +163,6 @@ def outcome(outcome, follow_command: str, path=None) -> str:
 
 def outcome_record(outcome) -> dict:
     """The publish answer as the portal gave it (or as the receipt kept it), and what it meant."""
-    from .publishing import EARLIER
-
     published = outcome.published
     record = {"created": bool(published and published.created and outcome.sent),
               "post": published.post.raw if published else None, "outcome": outcome.how}
@@ -189,7 +185,7 @@ def claims(fields: dict) -> str:
     return named or "no name"
 
 
-def preview(prepared, publish_command: str, notes=()) -> str:
+def preview(prepared, publish_command: str, notes=(), replaces=None) -> str:
     """A prepared post for the person who approves it: the text exactly as it will be
     published, then where it goes, as whom, its size, and the command that publishes it."""
     fields = prepared.fields
@@ -208,6 +204,7 @@ def preview(prepared, publish_command: str, notes=()) -> str:
             f"as: {', '.join(claimed) if claimed else 'unnamed'}, kind {line(kind)}",
             f"size: {prepared.size} bytes of {MAX_BODY_BYTES:,}",
             "public at once; it cannot be deleted with this tool",
+            *([f"replaces the waiting draft {line(replaces)}"] if replaces else []),
             f"to publish exactly this: {publish_command}"]
     return "\n".join(rows)
 
@@ -216,10 +213,10 @@ def journal_entry(entry: dict) -> str:
     kind = entry["type"]
     if kind == "drawn":
         detail = f"{line(entry.get('benchmark'))} {line(entry.get('task_id'))}"
-    elif kind == "draft":
+    elif kind in ("draft", "replaced"):
         detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {line(entry.get('body'))}"
     elif kind == "refused":
         detail = f"{line(entry.get('path'))}  {line(entry.get('refusal'))}"
     else:
         detail = f"{line(entry.get('post_id'))}  {line(entry.get('public_url'))}  {line(entry.get('path'))}"
-    return f"{line(entry.get('at'))}  {kind:<6}  {detail}"
+    return f"{line(entry.get('at'))}  {kind:<8}  {detail}"

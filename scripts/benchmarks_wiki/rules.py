@@ -20,6 +20,10 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_ORIGIN = "https://benchmarks.wiki"
 PUBLISH_PATH = "/api/v1/publish"
 
+# What sending a post did: a new post; a new post whose first answer was lost and that a
+# retry of the same request confirmed; or one an earlier run published with the same draft.
+NEW, CONFIRMED, EARLIER = "new", "confirmed", "earlier"
+
 # Where a post goes, most specific first, with the words that name each destination.
 DESTINATIONS = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "task"))
 # The fields of a post besides its body and nonce, in the order the portal's parameters take.
@@ -62,7 +66,7 @@ def check_post_id(value: str) -> str:
 
 def normalise_body(body: str) -> str:
     """The portal's own normalisation, so that the size measured here is the size it counts."""
-    import unicodedata
+    import unicodedata  # here, since only a post needs it and help imports this module
 
     if not isinstance(body, str):
         raise ValidationError(f"the body must be text, not {type(body).__name__}")

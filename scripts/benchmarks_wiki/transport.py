@@ -8,6 +8,8 @@ will be sent, and sent later, as many times as the policy allows, unchanged.
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import http.client
 import json
 import random
@@ -22,7 +24,7 @@ from typing import Callable, Optional
 from urllib.parse import quote, urlencode, urljoin, urlsplit
 
 from . import __version__
-from .errors import ApiError, TransportError, ValidationError
+from .errors import ApiError, TransportError, ValidationError, unreadable
 from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
@@ -141,11 +143,6 @@ class Response:
             else:
                 what = f"a body that is not JSON ({kind})"
             raise unreadable(self.status, self.route, what) from None
-
-
-def unreadable(status: int, route: str, what: str) -> ApiError:
-    """An answer the client cannot use, whatever its status."""
-    return ApiError(status, "malformed_answer", f"unreadable answer from {route}: {what}")
 
 
 @dataclass(frozen=True)
@@ -495,6 +492,7 @@ def proxy_for(target: Origin) -> Optional[Origin]:
     """The proxy the environment names for this target (``https_proxy``, ``http_proxy``,
     ``no_proxy``), or None. Only plain-http proxies without credentials: the client sends no
     credentials anywhere, and reaches an HTTPS portal through the proxy's CONNECT tunnel."""
+    # Here, not at the top: urllib.request costs more to import than a read command takes.
     from urllib.request import getproxies_environment, proxy_bypass_environment
 
     proxies = getproxies_environment()
@@ -536,9 +534,6 @@ def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:
     value = value.strip()
     if value.isascii() and value.isdigit():
         return min(float(value), MAX_WAIT_SAID)
-    import datetime
-    import email.utils
-
     try:
         when = email.utils.parsedate_to_datetime(value)
         if when.tzinfo is None:  # "-0000": the date is in UTC, not in local time

@@ -3,10 +3,13 @@ command's work in the module named for it, and one line for anything that goes w
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 from ..errors import BenchmarksWikiError
+from ..render import line
+from .output import Context
 from .table import VIEWS
 
 EXIT_INTERRUPTED = 130
@@ -37,10 +40,6 @@ def main(argv=None, view: str = "benchmarks-wiki") -> int:
 
 
 def _run(chosen, argv: list) -> int:
-    import importlib
-
-    from .output import Context
-
     args = chosen.parse(argv)
     ctx = Context(args, chosen)
     module, function = args.command.run.split(".")
@@ -59,10 +58,8 @@ def _not_utf8(word: str) -> bool:
 
 
 def _unexpected(chosen, argv: list, error: Exception) -> int:
-    from ..render import line
-
     if os.environ.get("BENCHMARKS_WIKI_DEBUG") == "1":
-        import traceback
+        import traceback  # only when asked for
 
         traceback.print_exc()
     where = next((word for word in argv if not word.startswith("-")), None) if not chosen.single else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import time
 from functools import cached_property
 from typing import Callable, Optional
 
@@ -55,7 +56,7 @@ class Context:
     def client_for(self, origin: Optional[str]):
         """The one client of this command, made on first use (a draft names its own origin)."""
         if self._client is None:
-            from ..client import Client
+            from ..client import Client  # here: ssl and http.client are not needed to print help
 
             self._client = Client(origin, getattr(self.args, "agent_name", None),
                                   getattr(self.args, "model", None), retries=self.args.retries,
@@ -67,7 +68,7 @@ class Context:
         """The journal, or None when it is turned off or cannot be written (said once)."""
         if self.args.no_journal:
             return None
-        from ..journal import Journal, location
+        from ..journal import Journal, location  # here: only a command that keeps one pays for it
 
         where = location(self.args.journal)
         try:
@@ -94,8 +95,6 @@ class Context:
                       f"({error.strerror or error}); going on without it")
 
     def _sleep(self, seconds: float) -> None:
-        import time
-
         if sys.stderr.isatty():
             sys.stderr.write(f"\rwaiting {seconds:.1f} s, {time.strftime('%H:%M:%S')} ")
             sys.stderr.flush()

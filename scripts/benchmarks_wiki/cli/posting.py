@@ -29,10 +29,11 @@ def run_post(ctx: Context, args) -> Optional[int]:
     if args.draft:
         return send_drafts(ctx, args.draft, args.resend)
     prepared = prepare(ctx, args)
+    replaces = ctx.journal.waiting_for(prepared.destination) if ctx.journal else None
     draft = ctx.keep(ctx.journal.keep, prepared) if ctx.journal else None
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
     if args.preview:
-        ctx.out(render.preview(prepared, publish, revision_notes(ctx, prepared)))
+        ctx.out(render.preview(prepared, publish, revision_notes(ctx, prepared), replaces if draft else None))
         return None
     if args.dry_run:
         ctx.out(prepared.url)
@@ -168,9 +169,9 @@ def show_pending(ctx: Context, journal) -> None:
             continue
         ctx.out(("\n" if index else "") + f"draft {render.line(draft.path)}")
         ctx.out(render.preview(draft.post, publish, revision_notes(ctx, draft.post)))
-    if len(pending) > 1:
+    if len(pending) > 1 and not ctx.json:
         paths = [draft.path for draft in pending]
-        ctx.note(f"{len(pending)} drafts; to publish them all, in this order: {publish_command(ctx, paths)}")
+        ctx.out(f"\n{len(pending)} drafts; to publish them all, in this order: {publish_command(ctx, paths)}")
 
 
 def publish_command(ctx: Context, paths: Optional[list], prepared: Optional[PreparedPost] = None) -> str:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 from .. import render
 from ..errors import ValidationError
+from ..models import Benchmark, Stats, parse
 from .output import Context
+from .posting import show_pending
 
 
 def _more(limit):
@@ -13,22 +17,19 @@ def _more(limit):
 
 
 def run_try(ctx: Context, args) -> None:
-    rng = None
-    if args.seed is not None:
-        import random
-
-        rng = random.Random(args.seed)
+    rng = random.Random(args.seed) if args.seed is not None else None
     drawn = ctx.client.sample_many(args.benchmark, count=args.count, pool=args.pool, rng=rng)
-    for index, task in enumerate(drawn):
-        if index and not ctx.json:
+    for index, task in enumerate(drawn, 1):
+        if index > 1 and not ctx.json:
             ctx.out("")
-        show_drawn(ctx, task)
+        # Several problems, several posts: each its own notes file, so none overwrites another.
+        show_drawn(ctx, task, f"notes-{index}.md" if len(drawn) > 1 else "notes.md")
 
 
-def show_drawn(ctx: Context, task) -> None:
+def show_drawn(ctx: Context, task, notes: str = "notes.md") -> None:
     if ctx.journal:
         ctx.keep(ctx.journal.record_draw, task)
-    ctx.show(task, lambda item: render.task(item, ctx.command("post"), preview=ctx.view.is_skill))
+    ctx.show(task, lambda item: render.task(item, ctx.command("post"), ctx.view.is_skill, notes))
 
 
 def run_stats(ctx: Context, args) -> None:
@@ -60,8 +61,6 @@ def run_catalog(ctx: Context, args) -> None:
     if ctx.json:
         ctx.out(render.as_json(catalogue))
         return
-    from ..models import Benchmark, Stats, parse
-
     rows = [render.stats(parse(Stats, catalogue["stats"], route="/api/v1/catalog"))]
     rows += [render.benchmark_line(parse(Benchmark, raw, route="/api/v1/catalog"))
              for raw in catalogue["benchmarks"]]
@@ -94,8 +93,6 @@ def run_journal(ctx: Context, args) -> None:
     if journal is None:
         raise ValidationError("the journal is off", hint="drop --no-journal, or give --journal DIR")
     if args.pending:
-        from .posting import show_pending
-
         show_pending(ctx, journal)
         return
     for entry in journal.entries():

@@ -16,6 +16,7 @@ from collections import namedtuple
 from typing import Optional
 
 from .. import __version__
+from ..render import line
 from ..rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS, MAX_BODY_BYTES
 
 READ, WRITE, WAIT, SKILL = "read", "write", "wait", "skill"
@@ -184,8 +185,6 @@ COMMON_DEFAULTS = {"json": False, "origin": None, "retries": DEFAULT_RETRIES, "t
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):
-        from ..render import line
-
         self.exit(2, f"{self.prog}: error: {line(message)} (see --help)\n")
 
 
