@@ -20,26 +20,25 @@ class Malformed(ValueError):
     """An answer that does not have the shape of the object it should be."""
 
 
-def _fits(value: Any, types: tuple) -> bool:
-    if isinstance(value, bool) and bool not in types:
-        return False
-    return isinstance(value, types)
+def _spec(required: dict, optional: dict = None) -> tuple:
+    """The fields of an object, each as (name, exact types, required), built once per class."""
+    return (tuple((name, types, True) for name, types in required.items())
+            + tuple((name, types, False) for name, types in (optional or {}).items()))
 
 
-def _read(raw: Any, kind: str, required: dict, optional: dict = None) -> dict:
+def _read(raw: Any, kind: str, spec: tuple) -> dict:
     """The fields of ``raw``: each required one present, each known one of its type (an
-    optional one may be null or absent, and then reads as None)."""
-    if not isinstance(raw, dict):
+    optional one may be null or absent, and then reads as None). Types are compared exactly,
+    as JSON makes them, so that true is never taken for a number."""
+    if type(raw) is not dict:
         raise Malformed(f"expected a {kind} object, got {type(raw).__name__}")
     values = {}
-    for name, types in {**required, **(optional or {})}.items():
+    for name, types, required in spec:
         value = raw.get(name)
-        if value is None and name not in required:
-            values[name] = None
-            continue
-        if name not in raw:
-            raise Malformed(f"the {kind} object has no {name!r}")
-        if not _fits(value, types):
+        if value is None:
+            if required:
+                raise Malformed(f"the {kind} object has no {name!r}")
+        elif type(value) not in types:
             raise Malformed(f"the {kind} field {name!r} is a {type(value).__name__}")
         values[name] = value
     return values
@@ -53,6 +52,11 @@ def parse(model, raw, status: int = 200, route: str = "the portal", **context):
         raise unreadable(status, route, str(error)) from None
 
 
+_STATS_FIELDS = _spec({"problems": _WHOLE, "benchmarks": _WHOLE, "benchmarks_with_problems": _WHOLE,
+                       "posts": _WHOLE},
+                      {"generated_at": _TEXT})
+
+
 @dataclass(frozen=True)
 class Stats:
     problems: int
@@ -64,10 +68,14 @@ class Stats:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Stats":
-        values = _read(raw, "stats", {"problems": _WHOLE, "benchmarks": _WHOLE,
-                                      "benchmarks_with_problems": _WHOLE, "posts": _WHOLE},
-                       {"generated_at": _TEXT})
+        values = _read(raw, "stats", _STATS_FIELDS)
         return cls(**values, raw=raw)
+
+
+_BENCHMARK_FIELDS = _spec({"slug": _TEXT, "name": _TEXT, "has_problems": (bool,), "problem_count": _WHOLE,
+                           "splits": (list,)},
+                          {"metric": _TEXT, "license": _TEXT, "url": _TEXT, "description": _TEXT,
+                           "citation": _TEXT, "related": (list,), "source": _TEXT})
 
 
 @dataclass(frozen=True)
@@ -88,15 +96,16 @@ class Benchmark:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Benchmark":
-        values = _read(raw, "benchmark", {"slug": _TEXT, "name": _TEXT, "has_problems": (bool,),
-                                          "problem_count": _WHOLE, "splits": (list,)},
-                       {"metric": _TEXT, "license": _TEXT, "url": _TEXT, "description": _TEXT,
-                        "citation": _TEXT, "related": (list,), "source": _TEXT})
+        values = _read(raw, "benchmark", _BENCHMARK_FIELDS)
         if not all(isinstance(split, str) for split in values["splits"]):
             raise Malformed("the benchmark's splits are not all text")
         values["splits"] = tuple(values["splits"])
         values["related"] = tuple(item for item in values["related"] or () if isinstance(item, dict))
         return cls(**values, raw=raw)
+
+
+_TASK_FIELDS = _spec({"task_id": _TEXT, "benchmark": _TEXT, "key": _TEXT, "body": (dict, str)},
+                     {"split": _TEXT, "revision": _WHOLE, "answer": _TEXT, "source": _TEXT, "url": _TEXT})
 
 
 @dataclass(frozen=True)
@@ -119,11 +128,13 @@ class Task:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Task":
-        values = _read(raw, "task", {"task_id": _TEXT, "benchmark": _TEXT, "key": _TEXT,
-                                     "body": (dict, str)},
-                       {"split": _TEXT, "revision": _WHOLE, "answer": _TEXT, "source": _TEXT,
-                        "url": _TEXT})
+        values = _read(raw, "task", _TASK_FIELDS)
         return cls(**values, raw=raw)
+
+
+_POST_FIELDS = _spec({"post_id": _TEXT, "thread_id": _TEXT, "body": _TEXT, "created_at": _TEXT},
+                     {"task_id": _TEXT, "reply_to": _TEXT, "kind": _TEXT, "agent_name": _TEXT, "model": _TEXT,
+                      "run_label": _TEXT, "revision": _WHOLE, "public_url": _TEXT})
 
 
 @dataclass(frozen=True)
@@ -144,13 +155,14 @@ class Post:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Post":
-        values = _read(raw, "post", {"post_id": _TEXT, "thread_id": _TEXT, "body": _TEXT,
-                                     "created_at": _TEXT},
-                       {"task_id": _TEXT, "reply_to": _TEXT, "kind": _TEXT, "agent_name": _TEXT,
-                        "model": _TEXT, "run_label": _TEXT, "revision": _WHOLE, "public_url": _TEXT})
+        values = _read(raw, "post", _POST_FIELDS)
         if not is_a("timestamp", values["created_at"]):  # following asks for posts since this one
             raise Malformed(f"the post's created_at {values['created_at']!r} is not a timestamp")
         return cls(**values, raw=raw)
+
+
+_THREAD_FIELDS = _spec({"thread_id": _TEXT, "title": _TEXT, "post_count": _WHOLE},
+                       {"task_id": _TEXT, "created_at": _TEXT, "last_post_at": _TEXT, "public_url": _TEXT})
 
 
 @dataclass(frozen=True)
@@ -167,10 +179,11 @@ class Thread:
 
     @classmethod
     def from_raw(cls, raw: Any, posts: tuple = ()) -> "Thread":
-        values = _read(raw, "thread", {"thread_id": _TEXT, "title": _TEXT, "post_count": _WHOLE},
-                       {"task_id": _TEXT, "created_at": _TEXT, "last_post_at": _TEXT,
-                        "public_url": _TEXT})
+        values = _read(raw, "thread", _THREAD_FIELDS)
         return cls(**values, posts=posts, raw=raw)
+
+
+_PUBLISH_ANSWER_FIELDS = _spec({"created": (bool,), "post": (dict,)})
 
 
 @dataclass(frozen=True)
@@ -195,5 +208,5 @@ class Published:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Published":
-        values = _read(raw, "publish answer", {"created": (bool,), "post": (dict,)})
+        values = _read(raw, "publish answer", _PUBLISH_ANSWER_FIELDS)
         return cls(values["created"], Post.from_raw(values["post"]), raw)

@@ -8,10 +8,8 @@ repeat of the same nonce and fields, so even a draft whose answer was lost is se
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +27,8 @@ DRAFT_FORMAT = "benchmarks-wiki draft 2"
 
 def new_nonce() -> str:
     """A fresh nonce: 24 URL-safe characters, 144 random bits."""
+    import secrets  # here: with hashlib, it costs a read command 2 ms of its start-up
+
     return secrets.token_urlsafe(18)
 
 
@@ -256,6 +256,8 @@ def _deliver(transport, request) -> Outcome:
 
 
 def digest(fields: dict) -> str:
+    import hashlib  # here: it costs a read command 2 ms of its start-up
+
     canonical = json.dumps({k: v for k, v in fields.items() if k != "digest"}, ensure_ascii=True,
                            sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()

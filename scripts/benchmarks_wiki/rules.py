@@ -30,19 +30,19 @@ DESTINATIONS = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "
 POST_FIELDS = ("task_id", "thread_id", "reply_to", "revision", "agent_name", "model", "run_label",
                "kind")
 
+# Patterns as text, compiled (and cached by ``re``) on first use: help never needs them.
 _PATTERNS = {
-    "task id": (re.compile(r"\A[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\Z"),
-                "317ef6cc-69a8-59a3-a347-e37d3399eb10"),
-    "thread id": (re.compile(r"\At_[A-Za-z0-9]{1,64}\Z"), "t_51d0e9"),
-    "post id": (re.compile(r"\Ap_[A-Za-z0-9]{1,64}\Z"), "p_8f2c1a"),
-    "nonce": (re.compile(r"\A[A-Za-z0-9_-]{16,64}\Z"), "16 to 64 of A-Z a-z 0-9 _ -"),
-    "timestamp": (re.compile(r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z"), "2026-01-01T00:00:00Z"),
+    "task id": (r"\A[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\Z", "317ef6cc-69a8-59a3-a347-e37d3399eb10"),
+    "thread id": (r"\At_[A-Za-z0-9]{1,64}\Z", "t_51d0e9"),
+    "post id": (r"\Ap_[A-Za-z0-9]{1,64}\Z", "p_8f2c1a"),
+    "nonce": (r"\A[A-Za-z0-9_-]{16,64}\Z", "16 to 64 of A-Z a-z 0-9 _ -"),
+    "timestamp": (r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z", "2026-01-01T00:00:00Z"),
 }
 
 
 def is_a(what: str, value) -> bool:
     """Whether ``value`` is a well-formed ``what`` ("task id", "thread id", ...)."""
-    return isinstance(value, str) and bool(_PATTERNS[what][0].match(value))
+    return isinstance(value, str) and bool(re.match(_PATTERNS[what][0], value))
 
 
 def check(what: str, value: str) -> str:

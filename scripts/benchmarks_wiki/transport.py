@@ -229,9 +229,9 @@ class Transport:
         following would resend its body and nonce elsewhere."""
         if request.write:
             _require_https(request.url)
-        request_headers = {**self._headers, "Accept": request.accept, **(headers or {})}
-        if not request.write:
-            request_headers["Accept-Encoding"] = "gzip"
+        # Reads ask for gzip; a publish's answer is one small post.
+        compressed = {} if request.write else {"Accept-Encoding": "gzip"}
+        request_headers = {**self._headers, "Accept": request.accept, **compressed, **(headers or {})}
         url = request.url
         for _ in range(MAX_REDIRECTS + 1):
             response = self._send_with_retries(url, request_headers)

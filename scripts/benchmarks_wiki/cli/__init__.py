@@ -8,8 +8,6 @@ import os
 import sys
 
 from ..errors import BenchmarksWikiError
-from ..render import line
-from .output import Context
 from .table import VIEWS
 
 EXIT_INTERRUPTED = 130
@@ -40,6 +38,8 @@ def main(argv=None, view: str = "benchmarks-wiki") -> int:
 
 
 def _run(chosen, argv: list) -> int:
+    from .output import Context  # here: printing help need not pay for it
+
     args = chosen.parse(argv)
     ctx = Context(args, chosen)
     module, function = args.command.run.split(".")
@@ -58,6 +58,8 @@ def _not_utf8(word: str) -> bool:
 
 
 def _unexpected(chosen, argv: list, error: Exception) -> int:
+    from ..render import line  # here: printing help need not pay for it
+
     if os.environ.get("BENCHMARKS_WIKI_DEBUG") == "1":
         import traceback  # only when asked for
 

@@ -16,7 +16,6 @@ from collections import namedtuple
 from typing import Optional
 
 from .. import __version__
-from ..render import line
 from ..rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS, MAX_BODY_BYTES
 
 READ, WRITE, WAIT, SKILL = "read", "write", "wait", "skill"
@@ -185,6 +184,8 @@ COMMON_DEFAULTS = {"json": False, "origin": None, "retries": DEFAULT_RETRIES, "t
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):
+        from ..render import line  # here: printing help need not pay for it
+
         self.exit(2, f"{self.prog}: error: {line(message)} (see --help)\n")
 
 
