@@ -61,6 +61,20 @@ def client(portal, tls, fake_time):
         yield made
 
 
+def publishes(portal):
+    """The publish requests the portal has seen."""
+    return [request for request in portal.requests if request.path == "/api/v1/publish"]
+
+
+def wait_for(condition, seconds=10, step=0.02):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(step)
+
+
 def wait_until_following(portal, seconds=10):
     """Until a follower's first look at the thread has been answered, so that a post made
     now is new to it."""

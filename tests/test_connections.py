@@ -2,13 +2,12 @@
 compressed, tunnels refused."""
 
 import socket
-import time
 
 import pytest
 
 from benchmarks_wiki import ApiError, Client, TransportError
 from benchmarks_wiki import transport
-from tests.conftest import script_env
+from tests.conftest import script_env, wait_for
 from tests.portal import Catalogue, Portal
 from tests.proxy import Proxy
 
@@ -17,10 +16,7 @@ def reset_when_idle(portal, how="reset", seconds=5):
     """Reset (or close) the client's kept-alive connection once the server waits on it for a
     request."""
     drop = portal.reset_idle_connections if how == "reset" else portal.close_idle_connections
-    deadline = time.monotonic() + seconds
-    while drop() == 0:
-        assert time.monotonic() < deadline, "the connection never went idle"
-        time.sleep(0.005)
+    wait_for(lambda: drop() > 0, seconds, step=0.005)
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ and the exact number of requests the portal saw."""
 
 import socket
 import subprocess
-import sys
 import time
 
 import pytest

@@ -4,12 +4,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from tests.conftest import publishes
+
 from benchmarks_wiki import (CONFIRMED, EARLIER, NEW, ApiError, Client, Draft, Journal, RetryPolicy,
                              ValidationError)
 
-
-def publishes(portal):
-    return [request for request in portal.requests if request.path == "/api/v1/publish"]
 
 
 @pytest.fixture

@@ -5,25 +5,14 @@ import json
 import shlex
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from benchmarks_wiki import Client, Journal
-from tests.conftest import ROOT, interruptible, script_env, wait_until_following
+from tests.conftest import ROOT, interruptible, publishes, script_env, wait_for, wait_until_following
 
 
-def publishes(portal):
-    return [request for request in portal.requests if request.path == "/api/v1/publish"]
-
-
-def wait_for(condition, seconds=10):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
 
 
 def draft_of(done):

@@ -42,12 +42,8 @@ Where the interface leaves a choice, this portal is strict, so that client mista
   answer's ``ETag`` is weak.
 """
 
-from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, TASK_NAMESPACE,
-                        TITLE_CHARS, UTC, Catalogue, format_time, normalise_body, parse_time,
-                        task_id_for, task_markdown)
-from .replies import JSON_TYPE, headers_get
-from .routes import (DEFAULT_LIMIT, MAX_BODY_BYTES, MAX_CLAIM_CHARS, MAX_LIMIT, MAX_URL_BYTES,
-                     NONCE_TTL)
+from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, TASK_NAMESPACE, Catalogue,
+                        format_time, parse_time, task_id_for)
 from .server import CA_FILE, CERT_PAIRS, CERTS_DIR, Portal, RequestRecord
 
 __all__ = [
