@@ -41,7 +41,7 @@ class PreparedPost:
     """Exactly what a publish would send. ``revision_from`` says where the revision came from
     ("given", "drawn", "replied-to"), or None when the portal's current revision applies."""
 
-    request: object
+    request: Request
     revision_from: Optional[str] = None
 
     @property
@@ -143,7 +143,7 @@ class Draft:
         moment = time.time()
         # Named by the moment to the microsecond, so that drafts list in the order they were made.
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(moment)) + f".{int(moment * 1e6) % 1000000:06d}Z"
-        path = folder / f"{stamp}-{_random_hex()}.json"
+        path = folder / f"{stamp}-{os.urandom(4).hex()}.json"
         write_atomically(path, record)
         return cls(path, post, record["created_at"], record["digest"])
 
@@ -245,7 +245,7 @@ def send(transport, item: Union[PreparedPost, Draft], resend: bool = False) -> O
         return item.note_receipt(outcome)
 
 
-def _deliver(transport, request) -> Outcome:
+def _deliver(transport, request: Request) -> Outcome:
     response = transport.send(request)
     published = parse(Published, response.json(), response.status, response.route)
     if published.created:
@@ -280,7 +280,3 @@ def _load_record(path: Path) -> dict:
 
 def _damaged(path: Path, what: str) -> ValidationError:
     return ValidationError(f"draft {path} {what}", "prepare the post again", reason="new_draft")
-
-
-def _random_hex() -> str:
-    return os.urandom(4).hex()

@@ -28,6 +28,7 @@ from .errors import ApiError, TransportError, ValidationError, unreadable
 from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
+READ_PIECE = 64 * 1024
 MAX_REDIRECTS = 5
 # A longer wait asked by Retry-After is reported as this one: a hundred years says enough.
 MAX_WAIT_SAID = 100 * 365 * 86400.0
@@ -396,10 +397,7 @@ def _read_body(connection, answer, route: str) -> bytes:
     if declared and int(declared) > MAX_ANSWER_BYTES:
         connection.close()
         raise _too_large(answer.status, int(declared))
-    body = answer.read(MAX_ANSWER_BYTES + 1)
-    if len(body) > MAX_ANSWER_BYTES:
-        connection.close()
-        raise _too_large(answer.status, len(body))
+    body = answer.read(int(declared)) if declared else _read_undeclared(connection, answer)
     if declared and len(body) < int(declared):
         # read(amount) returns what arrived before the connection closed, without complaint.
         raise http.client.IncompleteRead(body, int(declared) - len(body))
@@ -409,6 +407,21 @@ def _read_body(connection, answer, route: str) -> bytes:
     if encoding not in ("identity", "gzip"):
         raise unreadable(answer.status, route, f"an answer encoded as {encoding!r}, which was not asked for")
     return body
+
+
+def _read_undeclared(connection, answer) -> bytes:
+    """A body of unknown length, in pieces, refused once past the limit. One read of the whole
+    limit would first allocate all 32 MiB of it, on Python 3.9, for every answer."""
+    pieces, size = [], 0
+    while True:
+        piece = answer.read(READ_PIECE)
+        if not piece:
+            return b"".join(pieces)
+        size += len(piece)
+        if size > MAX_ANSWER_BYTES:
+            connection.close()
+            raise _too_large(answer.status, size)
+        pieces.append(piece)
 
 
 def _inflate(compressed: bytes, status: int, route: str) -> bytes:
