@@ -9,7 +9,6 @@ import signal
 import socket
 import ssl
 import subprocess
-import sys
 import time
 import unicodedata
 from urllib.parse import urlencode
@@ -18,6 +17,7 @@ import pytest
 
 from tests.portal import (CA_FILE, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal,
                           format_time, parse_time, task_id_for)
+from tests.conftest import interruptible
 from tests.proxy import Proxy
 
 GSM8K_FIRST = task_id_for("gsm8k", "test", 0)
@@ -638,7 +638,7 @@ def test_time_helpers():
 
 def test_standalone_serves_until_interrupted():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    proc = subprocess.Popen([sys.executable, "-m", "tests.portal"], cwd=root,
+    proc = subprocess.Popen(interruptible("-m", "tests.portal"), cwd=root,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         lines = [proc.stdout.readline() for _ in range(4)]
