@@ -394,6 +394,17 @@ def test_follow_heartbeat_only_on_a_terminal(portal, client):
     assert process.returncode == 0 and b"waiting" in seen and b"no new post" in seen
 
 
+@pytest.mark.parametrize("body", ["no\u00a0break and soft\u00adhyphen", "flag \U0001F3F4\U000E0067\U000E0062\U000E007F",
+                                  "tab\there\nnew line"])
+def test_the_retry_command_sends_the_body_exactly(run, portal, task_id, body):
+    done = run("post.py", "--task", task_id, "--body", body, "--no-journal", "--dry-run")
+    command = done.stderr.split("to publish exactly this: ")[1].strip()
+    sent = subprocess.run(command, shell=True, executable="/bin/bash", capture_output=True, text=True,
+                          cwd=ROOT, env=script_env(portal))
+    assert sent.returncode == 0, sent.stderr
+    assert portal.requests[-1].params["body"] == body
+
+
 def test_the_retry_command_carries_every_field_as_sent(run, portal, task_id):
     env = script_env(portal, BENCHMARKS_WIKI_AGENT_NAME="env-bot")
     done = run("post.py", "--task", task_id, "--body", "line one\nline 'two'", "--no-journal", "--dry-run",

@@ -165,10 +165,11 @@ def test_draw_records_the_revision_that_post_then_sends(run, portal, client):
     assert publishes(portal)[-1].params["revision"] == "1"
 
 
-def test_journal_lists_draws_drafts_and_posts_newest_first(run, portal, task_id):
+def test_journal_lists_draws_drafts_and_posts_newest_first(run, portal, client):
+    waiting, sent = (task.task_id for task in client.tasks("gsm8k", limit=2))
     run("draw.py", "try", "gsm8k")
-    run("post.py", "--task", task_id, "--body", "waiting", "--dry-run")
-    run("post.py", "--task", task_id, "--body", "sent")
+    run("post.py", "--task", waiting, "--body", "waiting", "--dry-run")
+    run("post.py", "--task", sent, "--body", "sent")
     done = run("draw.py", "journal")
     kinds = [line.split()[1] for line in done.stdout.splitlines()]
     assert sorted(kinds) == ["draft", "drawn", "posted"]

@@ -169,6 +169,13 @@ def test_a_new_preview_replaces_the_waiting_draft_to_the_same_place(run, task_id
     assert listed == {str(first): "replaced", str(second): "draft"}
 
 
+def test_a_draft_older_than_one_sent_to_the_same_place_is_not_waiting(run, task_id):
+    draft_of(run("post.py", "--task", task_id, "--body", "Old wording.", "--preview"))
+    assert run("post.py", "--task", task_id, "--body", "Sent directly.").returncode == 0
+    done = run("draw.py", "journal", "--pending")
+    assert "Old wording." not in done.stdout and done.stderr == "no drafts waiting\n"
+
+
 def test_several_problems_drawn_get_one_notes_file_each(run):
     done = run("draw.py", "try", "gsm8k", "--count", "2")
     assert "--body-file notes-1.md --preview" in done.stdout and "--body-file notes-2.md --preview" in done.stdout

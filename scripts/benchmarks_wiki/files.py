@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+from .errors import ValidationError
+
 
 def write_atomically(path: Path, content: dict) -> None:
     text = json.dumps(content, ensure_ascii=True, indent=1, sort_keys=True) + "\n"
@@ -52,7 +54,12 @@ def beside(draft: Path, suffix: str) -> Path:
 @contextlib.contextmanager
 def locked(draft: Path) -> Iterator[None]:
     """Hold the draft's lock, so that two processes never send it at the same moment."""
-    with open(beside(draft, ".lock"), "a+b") as handle:
+    try:
+        handle = open(beside(draft, ".lock"), "a+b")
+    except OSError as error:
+        raise ValidationError(f"cannot lock draft {draft} ({error.strerror or error}); nothing sent",
+                              "make its folder writable") from None
+    with handle:
         try:
             import fcntl
         except ImportError:  # Windows

@@ -97,11 +97,9 @@ class Journal:
     def pending(self) -> list:
         """The drafts neither published nor refused, oldest first; of several to the same
         place, only the newest, since previewing again replaces the text it was made from."""
-        newest = {}
-        for path in self.drafts():
-            if not (beside(path, ".receipt.json").exists() or beside(path, ".refused.json").exists()):
-                newest[_destination_of(path)] = path
-        return sorted(newest.values())
+        newest = {_destination_of(path): path for path in self.drafts()}
+        return sorted(path for path in newest.values()
+                      if not (beside(path, ".receipt.json").exists() or beside(path, ".refused.json").exists()))
 
     def waiting_for(self, place: tuple) -> Optional[Path]:
         """The draft waiting to go to ``place`` (a destination: label and id), if any."""

@@ -8,9 +8,8 @@ import os
 import sys
 
 from ..errors import BenchmarksWikiError
-from .table import VIEWS
+from .table import EXIT_INTERRUPTED, VIEWS
 
-EXIT_INTERRUPTED = 130
 
 
 def main(argv=None, view: str = "benchmarks-wiki") -> int:

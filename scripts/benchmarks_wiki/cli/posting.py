@@ -17,9 +17,8 @@ from ..errors import ApiError, BenchmarksWikiError, TransportError, ValidationEr
 from ..publishing import Draft, Outcome, PreparedPost
 from ..rules import DEFAULT_ORIGIN, MAX_BODY_BYTES, POST_FIELDS
 from .output import Context
-from .table import FLAGS
+from .table import EXIT_INTERRUPTED, FLAGS
 
-EXIT_INTERRUPTED = 130
 # Far past the limit, since normalisation can drop line endings and trailing whitespace;
 # a file larger than this is refused without reading the rest.
 BODY_FILE_CEILING = 64 * 1024
@@ -144,7 +143,7 @@ def retry_advice(again: str) -> str:
 def show_outcome(ctx: Context, outcome: Outcome, path: Optional[Path]) -> None:
     if outcome.receipt_error is not None:
         ctx.journal_failed(outcome.receipt_error)
-        ctx.note(f"the post is published, but no receipt was written beside {path}")
+        ctx.note(f"the post is published, but no receipt was written beside {render.line(path)}")
     if ctx.json:
         ctx.out(render.as_json(render.outcome_record(outcome)))
     else:
@@ -207,9 +206,10 @@ def shell_word(value: str) -> str:
             escaped.append("\\" + character)
         elif character.isprintable():
             escaped.append(character)
-        else:
+        else:  # bash reads \xNN as one byte, so only ASCII goes that way
             code = ord(character)
-            escaped.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+            escaped.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF
+                           else f"\\U{code:08x}")
     return "$'" + "".join(escaped) + "'"
 
 

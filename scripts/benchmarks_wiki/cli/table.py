@@ -19,15 +19,15 @@ from .. import __version__
 from ..rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS, MAX_BODY_BYTES
 
 READ, WRITE, WAIT, SKILL = "read", "write", "wait", "skill"
+EXIT_INTERRUPTED = 130
 DEFAULT_LIST_LIMIT = 20
 
 # ``run`` names the handler as "module.function" in this package, imported only when the
 # command runs, so that printing help never pays for the others. ``when_missing`` is the
 # command that shows what does exist, suggested when the portal answers 404; ``check``
-# refuses combinations of arguments the parser alone cannot; ``method`` is the Client
-# method the command fronts, when its name differs.
-Command = namedtuple("Command", "name group help run arguments when_missing check method",
-                     defaults=((), None, None, None))
+# refuses combinations of arguments the parser alone cannot.
+Command = namedtuple("Command", "name group help run arguments when_missing check",
+                     defaults=((), None, None))
 
 
 def arg(*flags, **options) -> tuple:
@@ -130,7 +130,7 @@ COMMANDS = (
              arg("--count", type=number(int, 1, 100), default=1, metavar="N",
                  help="draw N distinct problems (default 1)"),
              arg("--seed", type=int, metavar="N", help="make the draw reproducible")),
-            when_missing=("benchmarks",), method="sample"),
+            when_missing=("benchmarks",)),
     Command("stats", READ, "how many public problems there are", "reading.run_stats"),
     Command("benchmarks", READ, "every benchmark, introduction-only ones included", "reading.run_benchmarks"),
     Command("benchmark", READ, "one benchmark: metric, licence, citation, related entries",
