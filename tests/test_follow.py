@@ -45,6 +45,16 @@ def test_follow_on_an_older_deployment(client, portal, fake_time, tls):
     assert seen == ["reply"]
 
 
+def test_a_follow_after_a_post_stopped_midway_resumes_after_the_last_one_given(client, portal, fake_time):
+    opening = open_thread(client)
+    replies = [client.reply(opening, body) for body in ("one", "two", "three")]
+    following = client.follow(opening.thread_id, after=opening.post_id, interval=1, timeout=1)
+    assert next(following).body == "one"
+    since, seen = following.mark
+    resumed = client.follow(opening.thread_id, since=since, seen=seen, interval=1, timeout=1)
+    assert [post.post_id for post in resumed] == [reply.post_id for reply in replies[1:]]
+
+
 def test_follow_on_an_unknown_thread_is_not_found(client, fake_time):
     with pytest.raises(ApiError) as caught:
         next(client.follow("t_000000", interval=1))

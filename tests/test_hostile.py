@@ -101,6 +101,30 @@ def test_the_library_raises_its_own_errors_for_bad_text(client):
             call("\udcff")
 
 
+@pytest.mark.parametrize("arguments", [{"headers": {"X-Run": "a\nb"}}, {"headers": {"Bad Name": "x"}},
+                                       {"headers": {"X-Run": 5}}, {"origin": 123}])
+def test_bad_client_arguments_are_refused_at_once(arguments):
+    from benchmarks_wiki import Client
+
+    with pytest.raises(ValidationError):
+        Client(**arguments)
+
+
+def test_a_hostile_thread_id_to_follow_is_refused_harmlessly(run, portal, tmp_path):
+    done = run("follow.py", "t_\x1b[31m/../../x", "--resume", "--stop-after", "0.1")
+    assert done.returncode == 2 and "\\x1b" in one_line(done) and portal.requests == []
+    assert not list(tmp_path.rglob("x.json"))
+
+
+def test_a_damaged_follow_mark_starts_afresh(run, portal, client, tmp_path):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    marks = tmp_path / "state" / "benchmarks-wiki" / "follows"
+    marks.mkdir(parents=True)
+    (marks / f"{opening.thread_id}.json").write_text(json.dumps({"since": "x", "seen": [[1]]}))
+    done = run("follow.py", opening.thread_id, "--resume", "--stop-after", "0.2", "--interval", "0.1")
+    assert done.returncode == 0 and "no record of following" in done.stderr
+
+
 def test_an_unexpected_failure_is_one_line_naming_the_command(monkeypatch, capsys):
     from benchmarks_wiki import cli
     from benchmarks_wiki.cli import reading

@@ -73,6 +73,14 @@ def test_an_answer_lost_after_the_post_was_recorded_is_confirmed_not_duplicated(
     assert portal.published == 1 and len(publishes(portal)) == 2
 
 
+def test_an_answer_a_gateway_lost_is_confirmed_not_taken_for_an_earlier_run(client, portal, task_id,
+                                                                           journal):
+    draft = journal.keep(client.prepare("behind a gateway", task_id=task_id))
+    portal.fail_after_record(502)
+    outcome = client.send(draft)
+    assert outcome.how == CONFIRMED and portal.published == 1
+
+
 def test_a_prepared_post_sent_twice_is_one_post(client, portal, task_id):
     prepared = client.prepare("twice", task_id=task_id)
     assert client.send(prepared).how == NEW

@@ -13,8 +13,8 @@ from .errors import ApiError, ValidationError, unreadable
 from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse
 from .publishing import Draft, Outcome, PreparedPost, new_nonce
-from .rules import (DEFAULT_ORIGIN, DEFAULT_RETRIES, DEFAULT_TIMEOUT, check, check_task_id,
-                    check_thread_id, encoded)
+from .rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
+                    MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, check, check_task_id, check_thread_id, encoded)
 from .transport import RetryPolicy, Transport
 
 PAGE_SIZE = 100
@@ -46,10 +46,10 @@ class Client:
         # Claims are checked when a post is made, so that a bad default never stops a read.
         self.agent_name = agent_name if agent_name is not None else env.get("BENCHMARKS_WIKI_AGENT_NAME") or None
         self.model = model if model is not None else env.get("BENCHMARKS_WIKI_MODEL") or None
-        if not (isinstance(retries, int) and 0 <= retries <= 10):
-            raise ValidationError(f"retries must be 0 to 10, not {retries!r}")
-        if not (isinstance(timeout, (int, float)) and 0 < timeout <= 600):
-            raise ValidationError(f"timeout must be more than 0 and at most 600 seconds, not {timeout!r}")
+        if not (isinstance(retries, int) and 0 <= retries <= MAX_RETRIES):
+            raise ValidationError(f"retries must be 0 to {MAX_RETRIES}, not {retries!r}")
+        if not (isinstance(timeout, (int, float)) and 0 < timeout <= MAX_TIMEOUT):
+            raise ValidationError(f"timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds, not {timeout!r}")
         self._clock = clock
         self._sleep = sleep
         self._transport = Transport(origin or env.get("BENCHMARKS_WIKI_ORIGIN") or DEFAULT_ORIGIN,
@@ -91,7 +91,7 @@ class Client:
         path = f"/api/v1/tasks/{check_task_id(task_id)}/markdown"
         return self._transport.get(path, accept="text/markdown").text()
 
-    def sample(self, slug: Optional[str] = None, pool: int = 50,
+    def sample(self, slug: Optional[str] = None, pool: int = DEFAULT_POOL,
                rng: Optional[random.Random] = None) -> Task:
         """One of the benchmark's first ``pool`` problems, drawn uniformly.
 
@@ -99,11 +99,11 @@ class Client:
         """
         return self.sample_many(slug, 1, pool, rng)[0]
 
-    def sample_many(self, slug: Optional[str] = None, count: int = 1, pool: int = 50,
+    def sample_many(self, slug: Optional[str] = None, count: int = 1, pool: int = DEFAULT_POOL,
                     rng: Optional[random.Random] = None) -> list:
         """``count`` distinct problems among the benchmark's first ``pool``, drawn uniformly."""
-        if not (isinstance(pool, int) and 1 <= pool <= 10000):
-            raise ValidationError(f"pool must be 1 to 10000, not {pool!r}")
+        if not (isinstance(pool, int) and 1 <= pool <= MAX_POOL):
+            raise ValidationError(f"pool must be 1 to {MAX_POOL}, not {pool!r}")
         if not (isinstance(count, int) and 1 <= count <= pool):
             raise ValidationError(f"count must be 1 to the pool ({pool}), not {count!r}")
         rng = rng or random
@@ -198,7 +198,7 @@ class Client:
                 reply_to: Optional[str] = None, revision: Optional[int] = None,
                 agent_name: Optional[str] = None, model: Optional[str] = None,
                 run_label: Optional[str] = None, kind: Optional[str] = None, nonce: Optional[str] = None,
-                allow_sensitive: bool = False, revision_from: str = "given") -> PreparedPost:
+                allow_sensitive: bool = False, revision_from: str = GIVEN) -> PreparedPost:
         """Every check a publish makes, the secret check included, and the exact request it
         would send; nothing is sent. ``revision_from`` says where ``revision`` came from."""
         return publishing.prepare(
@@ -227,7 +227,7 @@ class Client:
 
     # -- following -------------------------------------------------------------------------
 
-    def follow(self, thread_id: str, interval: float = 20.0, timeout: Optional[float] = None,
+    def follow(self, thread_id: str, interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,
                since: Optional[str] = None, seen: Iterable[str] = (), *, after: Optional[str] = None,
                max_time: Optional[float] = None) -> Follow:
         """Iterate over each post that arrives in the thread, oldest first.
@@ -243,7 +243,7 @@ class Client:
             check("post id", after)
         return self._follow((thread_id,), interval, timeout, max_time, since, seen, after)
 
-    def inbox(self, thread_ids: Sequence[str], interval: float = 20.0, timeout: Optional[float] = None,
+    def inbox(self, thread_ids: Sequence[str], interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,
               since: Optional[str] = None, seen: Iterable[str] = (), *,
               max_time: Optional[float] = None) -> Follow:
         """As ``follow``, over several threads, for one request a poll however many there are."""

@@ -45,6 +45,10 @@ def read_record(path: Path) -> dict:
     return record if isinstance(record, dict) else {}
 
 
+# What goes beside a draft: its receipt once published, its refusal, and its lock.
+RECEIPT, REFUSAL, LOCK = ".receipt.json", ".refused.json", ".lock"
+
+
 def beside(draft: Path, suffix: str) -> Path:
     """The file that goes with a draft: its receipt, refusal or lock."""
     base = draft.name[: -len(".json")] if draft.name.endswith(".json") else draft.name
@@ -55,7 +59,7 @@ def beside(draft: Path, suffix: str) -> Path:
 def locked(draft: Path) -> Iterator[None]:
     """Hold the draft's lock, so that two processes never send it at the same moment."""
     try:
-        handle = open(beside(draft, ".lock"), "a+b")
+        handle = open(beside(draft, LOCK), "a+b")
     except OSError as error:
         raise ValidationError(f"cannot lock draft {draft} ({error.strerror or error}); nothing sent",
                               "make its folder writable") from None

@@ -60,17 +60,23 @@ class Follow:
         return self
 
     def _start_after(self, post_id: str) -> None:
+        """Stand at the post named, keeping the posts listed before it (newer) to yield first;
+        those of its second listed after it are older, and count as seen with it."""
+        listing = iter(self._client.activity(thread_id=self._only))
         newer = []
-        for post in self._client.activity(thread_id=self._only):
+        for post in listing:
             if post.post_id == post_id:
                 break
             newer.append(post)
         else:
             raise ApiError(404, "not_found", f"no post {post_id} in thread {self._only}")
+        seen = {post.post_id}
+        for older in listing:
+            if older.created_at != post.created_at:
+                break
+            seen.add(older.post_id)
+        self.mark = (post.created_at, frozenset(seen))
         self._backlog = newer[::-1]
-        newest = newer[0] if newer else post
-        self.mark = (newest.created_at, frozenset(item.post_id for item in (*newer, post)
-                                                  if item.created_at == newest.created_at))
 
     def __iter__(self) -> "Follow":
         return self
@@ -84,7 +90,7 @@ class Follow:
         self.start()
         clock, sleep = self._client._clock, self._client._sleep
         started = quiet_since = clock()
-        yield from self._backlog
+        yield from self._advance(self._backlog)
         poll_now = self._resuming
         while True:
             if not poll_now:
@@ -110,8 +116,13 @@ class Follow:
         return min(waits)
 
     def _poll(self) -> Iterator[Post]:
+        since, _ = self.mark
+        return self._advance(list(self._client.activity(since=since, thread_id=self._only))[::-1])
+
+    def _advance(self, oldest_first: list) -> Iterator[Post]:
+        """Each post not yet seen, moving ``mark`` past it before it is given out, so that a
+        mark saved after any post resumes right after that post."""
         since, seen = self.mark
-        oldest_first = list(self._client.activity(since=since, thread_id=self._only))[::-1]
         for index, post in enumerate(oldest_first):
             if post.post_id in seen:
                 continue

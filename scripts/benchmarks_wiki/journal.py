@@ -8,13 +8,14 @@ so that a reply can say which revision it answers). Every file is plain JSON.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Optional
 
-from .files import beside, read_record, write_atomically
+from .files import RECEIPT, REFUSAL, beside, read_record, write_atomically
 from .publishing import Draft, PreparedPost, now
-from .rules import destination, is_a
+from .rules import check_thread_id, destination, is_a
 
 
 def location(explicit: Optional[str] = None) -> Path:
@@ -92,14 +93,14 @@ class Journal:
     def drafts(self) -> list:
         """Every draft file, oldest first (their names begin with the moment they were made)."""
         return sorted(path for path in (self.folder / "drafts").glob("*.json")
-                      if not path.name.endswith((".receipt.json", ".refused.json")))
+                      if not path.name.endswith((RECEIPT, REFUSAL)))
 
     def pending(self) -> list:
         """The drafts neither published nor refused, oldest first; of several to the same
         place, only the newest, since previewing again replaces the text it was made from."""
         newest = {_destination_of(path): path for path in self.drafts()}
         return sorted(path for path in newest.values()
-                      if not (beside(path, ".receipt.json").exists() or beside(path, ".refused.json").exists()))
+                      if not (beside(path, RECEIPT).exists() or beside(path, REFUSAL).exists()))
 
     def waiting_for(self, place: tuple) -> Optional[Path]:
         """The draft waiting to go to ``place`` (a destination: label and id), if any."""
@@ -108,7 +109,7 @@ class Journal:
     def published_posts(self) -> dict:
         """Each post published from this journal, by id, with its thread."""
         posts = {}
-        for receipt in (self.folder / "drafts").glob("*.receipt.json"):
+        for receipt in (self.folder / "drafts").glob("*" + RECEIPT):
             record = read_record(receipt)
             if is_a("post id", record.get("post_id")) and is_a("thread id", record.get("thread_id")):
                 posts[record["post_id"]] = record["thread_id"]
@@ -116,16 +117,23 @@ class Journal:
 
     # -- follows -------------------------------------------------------------------------
 
-    def follow_mark(self, thread_id: str) -> Optional[tuple]:
-        record = read_record(self.folder / "follows" / f"{thread_id}.json")
-        if isinstance(record.get("since"), str) and isinstance(record.get("seen"), list):
-            return record["since"], tuple(record["seen"])
+    def _follow_file(self, thread_ids) -> Path:
+        """Where a follow of these threads keeps its mark: one file per set of threads."""
+        names = sorted({check_thread_id(thread_id) for thread_id in thread_ids})
+        key = names[0] if len(names) == 1 else "inbox-" + hashlib.sha256(" ".join(names).encode()).hexdigest()[:16]
+        return self.folder / "follows" / f"{key}.json"
+
+    def follow_mark(self, thread_ids) -> Optional[tuple]:
+        """Where an earlier follow of these threads stopped, or None (also for a damaged record)."""
+        record = read_record(self._follow_file(thread_ids))
+        since, seen = record.get("since"), record.get("seen")
+        if is_a("timestamp", since) and isinstance(seen, list) and all(is_a("post id", item) for item in seen):
+            return since, tuple(seen)
         return None
 
-    def save_follow_mark(self, thread_id: str, mark: tuple) -> None:
+    def save_follow_mark(self, thread_ids, mark: tuple) -> None:
         since, seen = mark
-        write_atomically(self.folder / "follows" / f"{thread_id}.json",
-                         {"since": since, "seen": sorted(seen), "updated_at": now()})
+        write_atomically(self._follow_file(thread_ids), {"since": since, "seen": sorted(seen), "updated_at": now()})
 
     # -- listing -------------------------------------------------------------------------
 
@@ -150,7 +158,7 @@ class Journal:
         label, where = destination(fields)
         entry = {"type": "draft" if waiting else "replaced", "at": draft.get("created_at"), "path": str(path),
                  "destination": f"{label} {where}", "body": str(fields.get("body") or "")[:80]}
-        receipt, refusal = beside(path, ".receipt.json"), beside(path, ".refused.json")
+        receipt, refusal = beside(path, RECEIPT), beside(path, REFUSAL)
         if receipt.exists():
             record = read_record(receipt)
             entry.update(type="posted", at=record.get("published_at", entry["at"]),
@@ -168,7 +176,8 @@ def _draft_fields(path: Path) -> tuple:
     draft = read_record(path)
     request = draft.get("request") if isinstance(draft.get("request"), dict) else {}
     params = request.get("params") if isinstance(request.get("params"), list) else []
-    return draft, dict(pair for pair in params if isinstance(pair, list) and len(pair) == 2)
+    return draft, dict(pair for pair in params if isinstance(pair, list) and len(pair) == 2
+                       and all(isinstance(part, str) for part in pair))
 
 
 def _destination_of(path: Path) -> tuple:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from .errors import ApiError, ValidationError
-from .files import beside, locked, read_record, write_atomically
+from .files import RECEIPT, REFUSAL, beside, locked, read_record, write_atomically
 from .models import Published, parse
 from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, check, check_claim,
                     check_post_id, check_task_id, check_thread_id, destination, normalise_body)
@@ -39,7 +39,7 @@ def now() -> str:
 @dataclass(frozen=True)
 class PreparedPost:
     """Exactly what a publish would send. ``revision_from`` says where the revision came from
-    ("given", "drawn", "replied-to"), or None when the portal's current revision applies."""
+    (GIVEN, DRAWN or REPLIED_TO), or None when the portal's current revision applies."""
 
     request: Request
     revision_from: Optional[str] = None
@@ -62,7 +62,7 @@ class PreparedPost:
 
     @property
     def size(self) -> int:
-        """Bytes of UTF-8 in the body, of the 2,048 allowed."""
+        """Bytes of UTF-8 in the body, of the ``MAX_BODY_BYTES`` allowed."""
         return len(self.body.encode("utf-8"))
 
     @property
@@ -79,7 +79,7 @@ def prepare(transport, body: str, *, task_id: Optional[str] = None, thread_id: O
             reply_to: Optional[str] = None, revision: Optional[int] = None,
             agent_name: Optional[str] = None, model: Optional[str] = None,
             run_label: Optional[str] = None, kind: Optional[str] = None, nonce: Optional[str] = None,
-            allow_sensitive: bool = True, revision_from: Optional[str] = None) -> PreparedPost:
+            allow_sensitive: bool, revision_from: Optional[str]) -> PreparedPost:
     """Every check a publish makes, before anything is sent, and the request it would send."""
     fields = {"body": normalise_body(body)}
     if not allow_sensitive:
@@ -162,7 +162,7 @@ class Draft:
 
     def receipt(self) -> Optional[Receipt]:
         """The receipt of this very draft, or None if it was never published."""
-        receipt_file = beside(self.path, ".receipt.json")
+        receipt_file = beside(self.path, RECEIPT)
         if not receipt_file.exists():
             return None
         record = read_record(receipt_file)
@@ -177,9 +177,9 @@ class Draft:
 
     def refusal(self) -> Optional[str]:
         """What the portal said when it refused this draft for good, or None."""
-        if not beside(self.path, ".refused.json").exists():
+        if not beside(self.path, REFUSAL).exists():
             return None
-        record = read_record(beside(self.path, ".refused.json"))
+        record = read_record(beside(self.path, REFUSAL))
         return f"{record.get('status')} {record.get('code')}: {record.get('message')}"
 
     def earlier(self) -> Optional["Outcome"]:
@@ -200,7 +200,7 @@ class Draft:
                   "public_url": published.public_url, "created": published.created, "how": outcome.how,
                   "published_at": outcome.earlier_at or now(), "post": published.post.raw}
         try:
-            write_atomically(beside(self.path, ".receipt.json"), record)
+            write_atomically(beside(self.path, RECEIPT), record)
         except OSError as error:
             return Outcome(published, outcome.how, True, outcome.earlier_at, receipt_error=error)
         return outcome
@@ -209,7 +209,7 @@ class Draft:
         """Record beside the draft that the portal refused it for good, so that it no longer
         waits; a note that cannot be written changes nothing, since nothing was posted."""
         try:
-            write_atomically(beside(self.path, ".refused.json"), {
+            write_atomically(beside(self.path, REFUSAL), {
                 "status": error.status, "code": error.code, "message": error.message, "refused_at": now()})
         except OSError:
             pass

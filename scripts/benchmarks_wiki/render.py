@@ -7,7 +7,7 @@ hide text or forge a line of output.
 
 from __future__ import annotations
 
-from .rules import CONFIRMED, EARLIER, MAX_BODY_BYTES
+from .rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, REPLIED_TO, default_kind
 
 # C0 and C1 controls, DEL, and the characters that reorder or hide text.
 _UNSAFE = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), 0x061c,
@@ -171,7 +171,7 @@ def outcome_record(outcome) -> dict:
     return record
 
 
-_REVISION_FROM = {"drawn": "as drawn", "given": "from --revision", "replied-to": "that of the post replied to"}
+_REVISION_FROM = {DRAWN: "as drawn", GIVEN: "from --revision", REPLIED_TO: "that of the post replied to"}
 
 
 def summary(prepared) -> str:
@@ -196,7 +196,7 @@ def preview(prepared, publish_command: str, notes=(), replaces=None) -> str:
         revision = f"revision {prepared.revision}"
         said = [_REVISION_FROM.get(prepared.revision_from, "as given"), *notes]
     revision += f" ({'; '.join(said)})" if said else ""
-    kind = fields.get("kind") or ("result" if label == "task" else "note")
+    kind = fields.get("kind") or default_kind(label)
     claimed = [f"{word} {line(fields[name])}" for name, word in
                (("agent_name", "name"), ("model", "model"), ("run_label", "run")) if fields.get(name)]
     rows = [text(prepared.body), "---",

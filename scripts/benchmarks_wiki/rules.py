@@ -16,13 +16,21 @@ MAX_URL_BYTES = 8192
 MAX_CLAIM_CHARS = 64
 KINDS = ("result", "note", "question")
 DEFAULT_RETRIES = 3
+MAX_RETRIES = 10
 DEFAULT_TIMEOUT = 30.0
+MAX_TIMEOUT = 600.0
+DEFAULT_POOL = 50
+MAX_POOL = 10000
+DEFAULT_INTERVAL = 20.0
 DEFAULT_ORIGIN = "https://benchmarks.wiki"
 PUBLISH_PATH = "/api/v1/publish"
 
 # What sending a post did: a new post; a new post whose first answer was lost and that a
 # retry of the same request confirmed; or one an earlier run published with the same draft.
 NEW, CONFIRMED, EARLIER = "new", "confirmed", "earlier"
+# Where the revision a post records came from: given by the caller, as drawn, or that of the
+# post it replies to; with none of these, the portal's current revision applies.
+GIVEN, DRAWN, REPLIED_TO = "given", "drawn", "replied-to"
 
 # Where a post goes, most specific first, with the words that name each destination.
 DESTINATIONS = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "task"))
@@ -94,6 +102,11 @@ def encoded(text: str, what: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError as error:
         raise ValidationError(f"{what} is not valid UTF-8 (character {error.start + 1})") from None
+
+
+def default_kind(label: str) -> str:
+    """The kind the portal gives a post sent without one: a result on a problem, else a note."""
+    return "result" if label == "task" else "note"
 
 
 def destination(fields: dict) -> tuple:

@@ -13,6 +13,7 @@ import email.utils
 import http.client
 import json
 import random
+import re
 import select
 import socket
 import ssl
@@ -37,6 +38,7 @@ JSON = "application/json"
 # Sent by no deliberate client: the portal reads them to spot embedded or cross-site requests,
 # and credentials have no place in a request to a public portal with no accounts.
 REFUSED_HEADERS = ("sec-fetch-", "cookie", "authorization", "proxy-authorization")
+_TOKEN = re.compile(r"\A[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
 # How a kept-alive connection that the server closed or reset shows itself on the next use.
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError, ConnectionAbortedError,
           BrokenPipeError, ssl.SSLEOFError, ssl.SSLZeroReturnError)
@@ -56,6 +58,8 @@ class Origin:
 
 def parse_origin(text: str) -> Origin:
     """``scheme://host[:port]`` and nothing more: a path or credentials would be silently dropped."""
+    if not isinstance(text, str):
+        raise ValidationError(f"the origin must be text, not {type(text).__name__}")
     try:
         parts = urlsplit(text.strip())
         port = parts.port
@@ -71,11 +75,13 @@ def parse_origin(text: str) -> Origin:
 
 
 def check_headers(headers: dict) -> dict:
-    for name in headers:
-        lowered = str(name).strip().lower()
-        if lowered.startswith(REFUSED_HEADERS):
+    for name, value in headers.items():
+        if not (isinstance(name, str) and _TOKEN.match(name) and isinstance(value, str)
+                and value.isprintable() and value.isascii()):
+            raise ValidationError(f"header {name!r}: {value!r} is not a header name and printable ASCII value")
+        if name.lower().startswith(REFUSED_HEADERS):
             raise ValidationError(
-                f"header {name.strip()!r} is refused: the client sends no Sec-Fetch-*, cookie or "
+                f"header {name!r} is refused: the client sends no Sec-Fetch-*, cookie or "
                 "credential header (the portal refuses browser-like requests and has no accounts)")
     return dict(headers)
 
@@ -263,6 +269,7 @@ class Transport:
             wait = self.retry.wait(attempt, self._jitter(), response.status, retry_after)
             if wait is None:
                 raise self._api_error(response, attempt, retry_after)
+            lost += response.status >= 500  # a gateway may have lost an answer the portal sent
             self._sleep(wait)
 
     def _api_error(self, response: Response, attempts: int, retry_after: Optional[float]) -> ApiError:

@@ -11,8 +11,8 @@ import zlib
 from .replies import DEFAULT_CODES, Reply, error_reply, phrase
 
 # The queues, in the order a request meets them.
-FAULT_NAMES = ("drop_before", "stall", "redirect", "fail", "raw", "drop_after", "truncate",
-               "flood", "gzip_bomb")
+FAULT_NAMES = ("drop_before", "stall", "redirect", "fail", "raw", "drop_after", "fail_after",
+               "truncate", "flood", "gzip_bomb")
 # Bytes of filler compressed at a time when building a gzip bomb.
 _FILLER_PIECE = 1 << 20
 
@@ -53,6 +53,11 @@ class FaultSwitches:
         with self._lock:
             self._faults["drop_after"].extend([False] * skip)
         self._arm("drop_after", True, times)
+
+    def fail_after_record(self, status=502, times=1):
+        """The next ``times`` successful publishes record (or replay) the post, then answer
+        ``status``, as a gateway that lost the portal's answer would."""
+        self._arm("fail_after", status, times)
 
     def drop_before_answer(self, times=1):
         """Close the connection on the next ``times`` requests without acting on them."""

@@ -398,6 +398,9 @@ class Routes:
             reply = self._record(post, address, fields, now)
         if self._take("drop_after"):
             reply.drop = True
+        failed = self._take("fail_after")
+        if failed:
+            reply = error_reply(failed, "upstream", "the gateway lost the portal's answer")
         return reply
 
     def _destination(self, post):

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from .. import render
 from ..errors import ValidationError
 from ..following import MAX_TIME
+from ..rules import check_thread_id
 from .output import Context
 
 
 def run_follow(ctx: Context, args) -> None:
     journal = ctx.journal
     threads, own = _threads(ctx, args)
-    key = threads[0] if len(threads) == 1 else "inbox-" + hashlib.sha256(" ".join(sorted(threads)).encode()).hexdigest()[:16]
-    mark = journal.follow_mark(key) if journal and args.resume else None
+    mark = journal.follow_mark(threads) if journal and args.resume else None
     if args.resume and mark is None:
         why = "no record of following" if journal else "the journal is off; not resuming"
         ctx.note(f"{why} {' '.join(threads) if len(threads) < 4 else f'these {len(threads)} threads'}; "
@@ -26,14 +24,14 @@ def run_follow(ctx: Context, args) -> None:
     else:
         following = ctx.client.inbox(threads, **options)
     following.start()
-    if journal and not args.after:  # posts after --after are yet to be printed
-        ctx.keep(journal.save_follow_mark, key, following.mark)
+    if journal:
+        ctx.keep(journal.save_follow_mark, threads, following.mark)
     for post in following:
         ctx.show(post, lambda item: render.post(item, with_thread=len(threads) > 1,
                                                 replying_to_own=item.reply_to in own) + "\n")
         if journal:
             ctx.keep(journal.record_posts, (post,))
-            ctx.keep(journal.save_follow_mark, key, following.mark)
+            ctx.keep(journal.save_follow_mark, threads, following.mark)
     if following.stopped == MAX_TIME:
         ctx.note(f"{args.max_time:g} s in all; stopped")
     else:
@@ -45,7 +43,7 @@ def _threads(ctx: Context, args) -> tuple:
     journal = ctx.journal
     own = journal.published_posts() if journal else {}
     if not args.mine:
-        return tuple(dict.fromkeys(args.thread_ids)), set(own)
+        return tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in args.thread_ids)), set(own)
     if journal is None:
         raise ValidationError("--mine needs the journal", hint="drop --no-journal, or give --journal DIR")
     threads = tuple(dict.fromkeys(own.values()))

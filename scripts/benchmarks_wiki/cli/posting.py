@@ -15,7 +15,7 @@ from typing import Optional
 from .. import render
 from ..errors import ApiError, BenchmarksWikiError, TransportError, ValidationError
 from ..publishing import Draft, Outcome, PreparedPost
-from ..rules import DEFAULT_ORIGIN, MAX_BODY_BYTES, POST_FIELDS
+from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, POST_FIELDS, REPLIED_TO
 from .output import Context
 from .table import EXIT_INTERRUPTED, FLAGS
 
@@ -28,7 +28,7 @@ def run_post(ctx: Context, args) -> Optional[int]:
     if args.draft:
         return send_drafts(ctx, args.draft, args.resend)
     prepared = prepare(ctx, args)
-    replaces = ctx.journal.waiting_for(prepared.destination) if ctx.journal else None
+    replaces = ctx.journal.waiting_for(prepared.destination) if ctx.journal and args.preview else None
     draft = ctx.keep(ctx.journal.keep, prepared) if ctx.journal else None
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
     if args.preview:
@@ -58,20 +58,20 @@ def resolve_revision(ctx: Context, args) -> tuple:
     reply, else that of the post answered; (None, None) leaves it to the portal's current."""
     journal = ctx.journal
     if args.revision is not None or journal is None:
-        return args.revision, "given"
+        return args.revision, GIVEN
     task_id, answered = args.task_id, None
     if args.reply_to:
         task_id, answered = journal.seen_post(args.reply_to) or (None, None)
     drawn = journal.drawn_revision(task_id) if task_id else None
     if drawn is not None:
-        return drawn, "drawn"
-    return (answered, "replied-to") if answered is not None else (None, None)
+        return drawn, DRAWN
+    return (answered, REPLIED_TO) if answered is not None else (None, None)
 
 
 def undrawn(ctx: Context, prepared: PreparedPost) -> bool:
     """A preview sends nothing, so a mistyped task id would only show when publishing."""
     task_id = prepared.fields.get("task_id")
-    return bool(task_id and ctx.journal and prepared.revision_from != "drawn"
+    return bool(task_id and ctx.journal and prepared.revision_from != DRAWN
                 and ctx.journal.drawn_revision(task_id) is None)
 
 

@@ -1,4 +1,4 @@
-"""The commands that read: each asks the client once and prints what came back."""
+"""The commands that read: each asks the client and prints what came back."""
 
 from __future__ import annotations
 

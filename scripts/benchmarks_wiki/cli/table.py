@@ -16,7 +16,8 @@ from collections import namedtuple
 from typing import Optional
 
 from .. import __version__
-from ..rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS, MAX_BODY_BYTES
+from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
+                     MAX_BODY_BYTES, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT)
 
 READ, WRITE, WAIT, SKILL = "read", "write", "wait", "skill"
 EXIT_INTERRUPTED = 130
@@ -125,8 +126,8 @@ COMMANDS = (
     Command("try", READ, "draw a random problem: a benchmark with problems, then one of its first N",
             "reading.run_try",
             (arg("benchmark", nargs="?", metavar="BENCH", help="draw from this benchmark"),
-             arg("--pool", type=number(int, 1, 10000), default=50, metavar="N",
-                 help="draw among the first N problems (default 50)"),
+             arg("--pool", type=number(int, 1, MAX_POOL), default=DEFAULT_POOL, metavar="N",
+                 help=f"draw among the first N problems (default {DEFAULT_POOL})"),
              arg("--count", type=number(int, 1, 100), default=1, metavar="N",
                  help="draw N distinct problems (default 1)"),
              arg("--seed", type=int, metavar="N", help="make the draw reproducible")),
@@ -163,8 +164,8 @@ COMMANDS = (
                  help="stop after S seconds with no new post (default: never)"),
              arg("--max-time", type=number(float, 0.1, 7 * 86400), metavar="S",
                  help="stop after S seconds in all (default: never)"),
-             arg("--interval", type=number(float, 0.1, 3600), default=20.0, metavar="S",
-                 help="seconds between polls (default 20)"),
+             arg("--interval", type=number(float, 0.1, 3600), default=DEFAULT_INTERVAL, metavar="S",
+                 help=f"seconds between polls (default {DEFAULT_INTERVAL:g})"),
              arg("--resume", action="store_true",
                  help="continue after the last post an earlier follow printed")),
             when_missing=("threads",), check=check_follow),
@@ -195,11 +196,11 @@ def _common_options() -> argparse.ArgumentParser:
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                         help="print the portal's own objects, one per line")
     common.add_argument("--origin", metavar="URL", default=argparse.SUPPRESS,
-                        help="portal origin (default $BENCHMARKS_WIKI_ORIGIN or https://benchmarks.wiki)")
-    common.add_argument("--retries", type=number(int, 0, 10), metavar="N", default=argparse.SUPPRESS,
+                        help=f"portal origin (default $BENCHMARKS_WIKI_ORIGIN or {DEFAULT_ORIGIN})")
+    common.add_argument("--retries", type=number(int, 0, MAX_RETRIES), metavar="N", default=argparse.SUPPRESS,
                         help=f"resend up to N times on 429/502/503/504 or a network failure "
                              f"(default {DEFAULT_RETRIES})")
-    common.add_argument("--timeout", type=number(float, 0.1, 600), metavar="S", default=argparse.SUPPRESS,
+    common.add_argument("--timeout", type=number(float, 0.1, MAX_TIMEOUT), metavar="S", default=argparse.SUPPRESS,
                         help=f"seconds to wait for the network (default {DEFAULT_TIMEOUT:g})")
     common.add_argument("--journal", metavar="DIR", default=argparse.SUPPRESS,
                         help="keep draws, drafts and receipts in DIR (default $BENCHMARKS_WIKI_JOURNAL "
