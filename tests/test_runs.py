@@ -195,6 +195,23 @@ def test_a_batch_stopped_by_a_lost_answer_ends_with_exactly_one_post_each(run, p
     assert run("post.py", "--draft", *drafts[:1]).stdout.startswith("already published ")
 
 
+def test_a_batch_ends_with_the_command_that_follows_all_its_threads_from_the_first(run, portal, client, tls):
+    tasks = [task.task_id for task in client.tasks("gsm8k", limit=2)]
+    drafts = [str(draft_of(run("post.py", "--task", task, "--body", f"batch {task}", "--preview")))
+              for task in tasks]
+    done = run("post.py", "--draft", drafts[0], "--draft", drafts[1])
+    follow = done.stdout.splitlines()[-1].split("replies to all: ", 1)[1]
+    threads = [line.split()[3] for line in done.stdout.splitlines() if line.startswith("posted ")]
+    assert follow.startswith(f"python3 scripts/follow.py {threads[0]} {threads[1]} --since 20")
+    with Client(portal.origin, ssl_context=tls) as writer:
+        for post in writer.activity(limit=2):
+            writer.reply(post, f"an early reply to {post.post_id}")
+    command = follow.replace("--stop-after 600", "--stop-after 0.3 --interval 0.1")
+    followed = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=ROOT, env=script_env(portal))
+    assert followed.returncode == 0, followed.stderr
+    assert followed.stdout.count("an early reply to") == 2 and "batch " not in followed.stdout
+
+
 def test_a_batch_reports_drafts_already_published_and_sends_the_rest(run, portal, task_id):
     first, second = (str(draft_of(run("post.py", "--task", task_id, "--body", body, "--preview")))
                      for body in ("one", "two"))

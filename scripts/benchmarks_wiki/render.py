@@ -161,6 +161,14 @@ def outcome(outcome, follow_command: str, path=None) -> str:
                       "--stop-after 600"])
 
 
+def follow_all(posts, follow_command: str) -> str:
+    """The command that follows the replies to several posts at once, from the first of them,
+    so that nothing said while they were being sent is missed."""
+    threads = " ".join(dict.fromkeys(line(post.thread_id) for post in posts))
+    since = min(post.created_at for post in posts)
+    return f"replies to all: {follow_command} {threads} --since {line(since)} --stop-after 600"
+
+
 def outcome_record(outcome) -> dict:
     """The publish answer as the portal gave it (or as the receipt kept it), and what it meant."""
     published = outcome.published

@@ -17,7 +17,7 @@ def run_follow(ctx: Context, args) -> None:
         why = "no record of following" if journal else "the journal is off; not resuming"
         ctx.note(f"{why} {' '.join(threads) if len(threads) < 4 else f'these {len(threads)} threads'}; "
                  "starting from the newest post")
-    since, seen = mark or (None, ())
+    since, seen = mark or ((args.since, own) if args.since else (None, ()))
     options = dict(interval=args.interval, timeout=args.stop_after, max_time=args.max_time, since=since, seen=seen)
     if len(threads) == 1:
         following = ctx.client.follow(threads[0], after=args.after, **options)

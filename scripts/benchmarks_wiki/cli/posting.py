@@ -98,32 +98,35 @@ def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
     """Each draft sent once, in order. The first whose outcome is unknown stops the batch,
     naming the command for it and every draft after it; other failures are said, and the
     batch goes on."""
-    worst = None
+    worst, published = None, []
     for index, path in enumerate(paths):
-        code, unknown = deliver(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
+        code, unknown, post = deliver(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
         if unknown:
             return code
         worst = worst or code
+        published += [post] if post else []
+    if len(published) > 1 and not ctx.json:
+        ctx.out(render.follow_all(published, ctx.command("follow")))
     return worst
 
 
 def deliver(ctx: Context, item, again: str, resend: bool = False) -> tuple:
     """Send a draft (by its path) or a prepared post, and say what happened. Returns the exit
-    code (None for success) and whether the post may have been recorded though it failed;
-    an error is one line that says so, and how to retry safely."""
+    code (None for success), whether the post may have been recorded though it failed, and
+    the post published; an error is one line that says so, and how to retry safely."""
     try:
         item = Draft.load(item) if isinstance(item, Path) else item
         origin = (item.post if isinstance(item, Draft) else item).request.origin
         outcome = ctx.client_for(ctx.args.origin or origin).send(item, resend=resend)
     except KeyboardInterrupt:
         ctx.note(f"{ctx.view.prog}: error: interrupted; {retry_advice(again)}")
-        return EXIT_INTERRUPTED, True
+        return EXIT_INTERRUPTED, True, None
     except BenchmarksWikiError as error:
-        return ctx.fail(error, post_advice(error, again)), error.outcome_unknown
+        return ctx.fail(error, post_advice(error, again)), error.outcome_unknown, None
     if ctx.journal and outcome.published:
         ctx.keep(ctx.journal.record_posts, (outcome.published.post,))
     show_outcome(ctx, outcome, item.path if isinstance(item, Draft) else None)
-    return None, False
+    return None, False, outcome.published and outcome.published.post
 
 
 def post_advice(error: BenchmarksWikiError, again: str) -> Optional[str]:

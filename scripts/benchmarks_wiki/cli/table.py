@@ -71,8 +71,8 @@ def check_follow(parser: argparse.ArgumentParser, args) -> None:
         parser.error("give THREAD_ID (one or more), or --mine")
     if args.after is not None and len(args.thread_ids) != 1:
         parser.error("--after goes with exactly one THREAD_ID")
-    if args.after is not None and args.resume:
-        parser.error("give one of --after and --resume")
+    if sum(map(bool, (args.after, args.since, args.resume))) > 1:
+        parser.error("give one of --after, --since and --resume")
 
 
 # Named in full rather than guessed: each agent reads its own folder, and only the person
@@ -160,6 +160,7 @@ COMMANDS = (
             (arg("thread_ids", nargs="*", metavar="THREAD_ID"),
              arg("--mine", action="store_true", help="every thread this journal has published in"),
              arg("--after", metavar="POST_ID", help="start after this post, printing every post since"),
+             arg("--since", metavar="TS", help="start at TS, printing every post since but your own"),
              arg("--stop-after", type=number(float, 0.1, 7 * 86400), metavar="S",
                  help="stop after S seconds with no new post (default: never)"),
              arg("--max-time", type=number(float, 0.1, 7 * 86400), metavar="S",
