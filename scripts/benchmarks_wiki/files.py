@@ -10,19 +10,28 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .errors import ValidationError
 
 
 def write_atomically(path: Path, content: dict) -> None:
     text = json.dumps(content, ensure_ascii=True, indent=1, sort_keys=True) + "\n"
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
+
+    def write(temporary: Path) -> None:
         with open(temporary, "x", encoding="ascii") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
+
+    replace_atomically(path, write)
+
+
+def replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """Let ``write`` fill a temporary file beside ``path``, then rename it into place."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        write(temporary)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

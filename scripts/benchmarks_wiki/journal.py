@@ -30,6 +30,7 @@ def location(explicit: Optional[str] = None) -> Path:
 class Journal:
     def __init__(self, folder: Path):
         self.folder = folder
+        self._seen: Optional[dict] = None  # post id -> (task id, revision), read on first use
 
     @classmethod
     def open(cls, folder: Optional[Path] = None) -> "Journal":
@@ -73,16 +74,19 @@ class Journal:
             revisions = record.get("revisions") if isinstance(record.get("revisions"), dict) else {}
             revisions.update({post.post_id: post.revision for post in shown})
             write_atomically(path, {"task_id": shown[-1].task_id, "revisions": revisions})
+            if self._seen is not None:
+                self._seen.update({post.post_id: (shown[-1].task_id, post.revision) for post in shown})
 
     def seen_post(self, post_id: str) -> Optional[tuple]:
         """The problem and revision of a post shown here, as (task_id, revision), or None."""
-        for path in (self.folder / "threads").glob("*.json"):
-            record = read_record(path)
-            revisions = record.get("revisions")
-            if isinstance(revisions, dict) and post_id in revisions:
-                revision = revisions[post_id]
-                return record.get("task_id"), revision if isinstance(revision, int) else None
-        return None
+        if self._seen is None:
+            self._seen = {}
+            for path in (self.folder / "threads").glob("*.json"):
+                record = read_record(path)
+                revisions = record.get("revisions") if isinstance(record.get("revisions"), dict) else {}
+                self._seen.update({post: (record.get("task_id"), revision if isinstance(revision, int) else None)
+                                   for post, revision in revisions.items()})
+        return self._seen.get(post_id)
 
     # -- drafts ----------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable, List, Optional
 
 from .errors import BenchmarksWikiError, ValidationError
+from .files import replace_atomically
 
 NAME = "benchmarks-wiki"
 ARCHIVE_NAME = f"{NAME}.zip"
@@ -116,7 +117,7 @@ def pack(out_dir=".") -> Packed:
             for item in files:
                 bundle.writestr(_zip_entry(item), item.data)
 
-    _writing(archive, lambda: _replace_file(archive, write))
+    _writing(archive, lambda: _new_file(archive, write))
     return Packed(archive, archive.stat().st_size, len(files))
 
 
@@ -137,17 +138,9 @@ def _zip_entry(item: SkillFile) -> zipfile.ZipInfo:
     return entry
 
 
-def _replace_file(path: Path, write: Callable[[Path], None]) -> None:
-    """Write under a temporary name, then rename: a failure never leaves half an archive."""
+def _new_file(path: Path, write: Callable[[Path], None]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        if temporary.exists():
-            temporary.unlink()
-        raise
+    replace_atomically(path, write)
 
 
 def install(dest, force: bool = False) -> Installed:
