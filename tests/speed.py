@@ -407,7 +407,7 @@ def catalogue_compression(report, portal, repeat):
     def fetch(encoding):
         def measure():
             with Client(portal.origin, ssl_context=TLS) as client:
-                client._transport.get("/api/v1/catalog", headers={"Accept-Encoding": encoding}).json()
+                client._sender.get("/api/v1/catalog", headers={"Accept-Encoding": encoding}).json()
             return portal.requests[-1].response_bytes
         return measure
     spent, sizes = race({"gzip": fetch("gzip"), "identity": fetch("identity")}, repeat)

@@ -72,7 +72,7 @@ def test_reads_ask_for_gzip_and_get_the_same_objects(portal, client, tls):
     answer = portal.requests[-1]
     assert answer.headers.get("Accept-Encoding") == "gzip"
     with Client(portal.origin, ssl_context=tls) as plain:
-        answer = plain._transport.get("/api/v1/catalog", headers={"Accept-Encoding": "identity"})
+        answer = plain._sender.get("/api/v1/catalog", headers={"Accept-Encoding": "identity"})
         assert "Content-Encoding" not in answer.headers
         assert compressed["benchmarks"] == answer.json()["benchmarks"]
     assert portal.requests[0].response_bytes < portal.requests[-1].response_bytes

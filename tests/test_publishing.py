@@ -104,7 +104,7 @@ def test_a_draft_changed_by_hand_is_refused(client, task_id, journal):
     draft.path.write_text(draft.path.read_text().replace("exact", "edited"))
     with pytest.raises(ValidationError) as caught:
         Draft.load(draft.path)
-    assert caught.value.reason == "new_draft"
+    assert caught.value.reason == "changed_draft"
 
 
 def test_a_draft_is_sent_only_to_its_own_portal(client, task_id, journal, tls):

@@ -132,7 +132,7 @@ def test_max_time_bounds_the_whole_follow(run, portal, client, task_id):
 def test_follow_after_an_unknown_post_is_not_found(run, portal, client, task_id):
     opening = client.publish("here", task_id=task_id)
     done = run("follow.py", opening.thread_id, "--after", "p_000000", "--stop-after", "1")
-    assert done.returncode == 1 and "no post p_000000 in thread" in done.stderr
+    assert done.returncode == 2 and "no post p_000000 in thread" in done.stderr
 
 
 # -- batches ----------------------------------------------------------------------------------
@@ -231,7 +231,7 @@ def test_an_inbox_poll_is_one_request_however_many_threads(client, portal, fake_
     opened = [client.publish(f"thread {n}", task_id=task_id) for n in range(threads)]
     inbox = client.inbox([posted.thread_id for posted in opened], interval=1, timeout=3).start()
     portal.reset_counters()
-    assert list(inbox) == [] and inbox.stopped == "idle"
+    assert list(inbox) == [] and inbox.stopped == "stop_after"
     polls = [request for request in portal.requests if request.path == "/api/v1/activity"]
     assert len(polls) == len(portal.requests) == 3
 

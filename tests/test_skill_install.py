@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from benchmarks_wiki import __version__, skill
+from benchmarks_wiki.errors import SkillError
 from tests.conftest import ROOT, script_env
 from tests.test_skill import frontmatter, frontmatter_problems
 
@@ -257,7 +258,7 @@ def test_a_swap_that_fails_puts_the_old_skill_back(tmp_path, monkeypatch):
         return real_rename(source, target)
 
     monkeypatch.setattr(skill.os, "rename", fail_second)
-    with pytest.raises(skill.BenchmarksWikiError, match="cannot write .*benchmarks-wiki: Permission denied"):
+    with pytest.raises(SkillError, match="cannot write .*benchmarks-wiki: Permission denied"):
         skill.install(tmp_path, force=True)
     assert tree(folder) == old and os.listdir(tmp_path) == ["benchmarks-wiki"]
 

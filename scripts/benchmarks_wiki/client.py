@@ -9,29 +9,22 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 from urllib.parse import quote
 
 from . import publishing
-from .errors import ApiError, ValidationError, unreadable
+from .errors import NotFound, fail, unreadable
 from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse
 from .publishing import Draft, Outcome, PreparedPost, new_nonce
 from .rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, check, check_task_id, check_thread_id, encoded)
-from .transport import RetryPolicy, Transport
+                    MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, check_number, check_post_id, check_task_id, check_text,
+                    check_thread_id, check_timestamp)
+from .transport import HTTPTransport, RetryPolicy, Sender
 
 PAGE_SIZE = 100
 
 __all__ = ["Client", "DEFAULT_ORIGIN", "new_nonce"]
 
 
-def _text(value: str, what: str) -> str:
-    """A caller's text for a URL: text, and valid UTF-8."""
-    if not isinstance(value, str):
-        raise ValidationError(f"the {what} must be text, not {type(value).__name__}")
-    encoded(value, f"the {what}")
-    return value
-
-
 def _segment(value: str, what: str) -> str:
-    return quote(_text(value, what), safe="")
+    return quote(check_text(value, f"the {what}"), safe="")
 
 
 class Client:
@@ -40,29 +33,32 @@ class Client:
     def __init__(self, origin: Optional[str] = None, agent_name: Optional[str] = None,
                  model: Optional[str] = None, *, headers: Optional[dict] = None,
                  timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES, ssl_context=None,
-                 clock: Callable[[], float] = time.monotonic,
+                 transport=None, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep):
+        """``transport`` makes each exchange (by default :class:`HTTPTransport` with
+        ``timeout`` and ``ssl_context``); give a :class:`MockTransport` to answer from a
+        function. ``clock`` and ``sleep`` measure and spend every wait."""
         env = os.environ
         # Claims are checked when a post is made, so that a bad default never stops a read.
         self.agent_name = agent_name if agent_name is not None else env.get("BENCHMARKS_WIKI_AGENT_NAME") or None
         self.model = model if model is not None else env.get("BENCHMARKS_WIKI_MODEL") or None
-        if not (isinstance(retries, int) and 0 <= retries <= MAX_RETRIES):
-            raise ValidationError(f"retries must be 0 to {MAX_RETRIES}, not {retries!r}")
-        if not (isinstance(timeout, (int, float)) and 0 < timeout <= MAX_TIMEOUT):
-            raise ValidationError(f"timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds, not {timeout!r}")
+        check_number(retries, "retries", 0, MAX_RETRIES)
+        check_number(timeout, "timeout", 0, MAX_TIMEOUT, whole=False, above=True)
         self._clock = clock
         self._sleep = sleep
-        self._transport = Transport(origin or env.get("BENCHMARKS_WIKI_ORIGIN") or DEFAULT_ORIGIN,
-                                    headers=headers, timeout=timeout, retry=RetryPolicy(retries=retries),
-                                    ssl_context=ssl_context, sleep=sleep)
+        self._sender = Sender(origin or env.get("BENCHMARKS_WIKI_ORIGIN") or DEFAULT_ORIGIN,
+                              transport if transport is not None else HTTPTransport(timeout, ssl_context),
+                              headers=headers, retry=RetryPolicy(retries=retries), sleep=sleep)
         self._catalog: Optional[tuple] = None
+        # Whether /threads/{id} has answered on this deployment: a 404 there is then final.
+        self._threads_route_answers = False
 
     @property
     def origin(self) -> str:
-        return str(self._transport.origin)
+        return str(self._sender.origin)
 
     def close(self) -> None:
-        self._transport.close()
+        self._sender.close()
 
     def __enter__(self) -> "Client":
         return self
@@ -89,7 +85,7 @@ class Client:
 
     def markdown(self, task_id: str) -> str:
         path = f"/api/v1/tasks/{check_task_id(task_id)}/markdown"
-        return self._transport.get(path, accept="text/markdown").text()
+        return self._sender.get(path, accept="text/markdown").text()
 
     def sample(self, slug: Optional[str] = None, pool: int = DEFAULT_POOL,
                rng: Optional[random.Random] = None) -> Task:
@@ -102,31 +98,27 @@ class Client:
     def sample_many(self, slug: Optional[str] = None, count: int = 1, pool: int = DEFAULT_POOL,
                     rng: Optional[random.Random] = None) -> list:
         """``count`` distinct problems among the benchmark's first ``pool``, drawn uniformly."""
-        if not (isinstance(pool, int) and 1 <= pool <= MAX_POOL):
-            raise ValidationError(f"pool must be 1 to {MAX_POOL}, not {pool!r}")
-        if not (isinstance(count, int) and 1 <= count <= pool):
-            raise ValidationError(f"count must be 1 to the pool ({pool}), not {count!r}")
+        check_number(pool, "pool", 1, MAX_POOL)
+        check_number(count, "count", 1, pool)
         rng = rng or random
         if slug is None:
             served = [bench.slug for bench in self.benchmarks() if bench.has_problems]
             if not served:
-                raise ApiError(200, "empty", "no benchmark has problems to draw")
+                raise fail("nothing_to_draw")
             slug = rng.choice(served)
         candidates = list(self.tasks(slug, limit=pool))
         if not candidates:
             if not self.benchmark(slug).has_problems:
-                raise ValidationError(f"{slug} is introduction-only: its problems are not served",
-                                      "read its introduction with Client.benchmark()",
-                                      reason="introduction_only", subject=slug)
-            raise ApiError(200, "empty", f"{slug} lists no problems")
+                raise fail("introduction_only", slug=slug)
+            raise fail("no_problems_listed", slug=slug)
         if count > len(candidates):
-            raise ValidationError(f"{slug} has {len(candidates)} problems to draw from, fewer than {count}")
+            raise fail("too_few_problems", slug=slug, found=len(candidates), count=count)
         return [rng.choice(candidates)] if count == 1 else rng.sample(candidates, count)
 
     def catalog(self) -> dict:
         """The whole catalogue; asked again, the portal answers 304 and the kept copy is returned."""
         headers = {"If-None-Match": self._catalog[0]} if self._catalog else None
-        response = self._transport.get("/api/v1/catalog", headers=headers)
+        response = self._sender.get("/api/v1/catalog", headers=headers)
         if response.status == 304 and self._catalog:
             return self._catalog[1]
         catalogue = response.json()
@@ -140,7 +132,7 @@ class Client:
 
     def search(self, query: str) -> str:
         """The portal's own HTML result page, as it is."""
-        return self._transport.get("/search", {"q": _text(query, "query")}, accept="text/html").text()
+        return self._sender.get("/search", {"q": check_text(query, "the query")}, accept="text/html").text()
 
     def threads(self, task_id: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Thread]:
         params = {"task_id": check_task_id(task_id) if task_id is not None else None}
@@ -154,28 +146,34 @@ class Client:
         """
         path = f"/api/v1/threads/{check_thread_id(thread_id)}"
         try:
-            response = self._transport.get(path, {"limit": PAGE_SIZE})
-        except ApiError as error:
-            if error.status != 404:
+            response = self._sender.get(path, {"limit": PAGE_SIZE})
+        except NotFound as error:
+            if self._threads_route_answers:
                 raise
-            return self._thread_from_activity(thread_id)
+            return self._thread_from_activity(thread_id, error)
+        self._threads_route_answers = True
         first = response.json()
         raw_posts = list(_list_of(first, "posts", response))
         cursor = _next_cursor(first, response)
         while cursor:
-            response = self._transport.get(path, {"limit": PAGE_SIZE, "cursor": cursor})
+            response = self._sender.get(path, {"limit": PAGE_SIZE, "cursor": cursor})
             page = response.json()
             raw_posts.extend(_list_of(page, "posts", response))
             cursor = _next_cursor(page, response)
         merged = {key: value for key, value in first.items() if key != "next_cursor"}
         merged["posts"] = raw_posts
-        posts = tuple(parse(Post, post, response.status, response.route) for post in raw_posts)
-        return parse(Thread, merged, response.status, response.route, posts=posts)
+        posts = tuple(parse(Post, post, response) for post in raw_posts)
+        return parse(Thread, merged, response, posts=posts)
 
-    def _thread_from_activity(self, thread_id: str) -> Thread:
-        posts = list(self.activity(thread_id=thread_id))
+    def _thread_from_activity(self, thread_id: str, not_found: NotFound) -> Thread:
+        """The thread rebuilt from its posts, on a deployment without /threads/{id}; the
+        404 it answered stands when the feed has none of them either."""
+        try:
+            posts = list(self.activity(thread_id=thread_id))
+        except NotFound:
+            raise not_found from None
         if not posts:
-            raise ApiError(404, "not_found", f"no thread {thread_id}")
+            raise not_found
         posts.reverse()
         first = posts[0]
         raw = {"thread_id": thread_id, "task_id": first.task_id,
@@ -187,7 +185,7 @@ class Client:
 
     def activity(self, since: Optional[str] = None, thread_id: Optional[str] = None,
                  task_id: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Post]:
-        params = {"since": check("timestamp", since) if since is not None else None,
+        params = {"since": check_timestamp(since) if since is not None else None,
                   "thread_id": check_thread_id(thread_id) if thread_id is not None else None,
                   "task_id": check_task_id(task_id) if task_id is not None else None}
         return self._items("/api/v1/activity", params, Post, limit)
@@ -202,7 +200,7 @@ class Client:
         """Every check a publish makes, the secret check included, and the exact request it
         would send; nothing is sent. ``revision_from`` says where ``revision`` came from."""
         return publishing.prepare(
-            self._transport, body, task_id=task_id, thread_id=thread_id, reply_to=reply_to,
+            self._sender, body, task_id=task_id, thread_id=thread_id, reply_to=reply_to,
             revision=revision, agent_name=self.agent_name if agent_name is None else agent_name,
             model=self.model if model is None else model, run_label=run_label, kind=kind, nonce=nonce,
             allow_sensitive=allow_sensitive, revision_from=revision_from)
@@ -212,13 +210,13 @@ class Client:
         returns it without a request, unless ``resend``."""
         what, origin = ("draft", post.post.request.origin) if isinstance(post, Draft) else ("post", post.request.origin)
         if origin != self.origin:
-            raise ValidationError(f"the {what} is for {origin}, not {self.origin}")
-        return publishing.send(self._transport, post, resend)
+            raise fail("wrong_origin", what=what, origin=origin, client_origin=self.origin)
+        return publishing.send(self._sender, post, resend)
 
     def publish(self, body: str, *, nonce: Optional[str] = None, **destination_and_claims) -> Published:
         """Post publicly, at once. Retried with the same nonce, so a retry is never a second post."""
         prepared = self.prepare(body, nonce=nonce, allow_sensitive=True, **destination_and_claims)
-        return publishing.send(self._transport, prepared).published
+        return publishing.deliver(self._sender, prepared.request).published
 
     def reply(self, post: Union[Post, Published], body: str, **claims) -> Published:
         """Reply to a specific post, in its thread."""
@@ -229,59 +227,58 @@ class Client:
 
     def follow(self, thread_id: str, interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,
                since: Optional[str] = None, seen: Iterable[str] = (), *, after: Optional[str] = None,
-               max_time: Optional[float] = None) -> Follow:
+               max_time: Optional[float] = None, exclude: Iterable[str] = ()) -> Follow:
         """Iterate over each post that arrives in the thread, oldest first.
 
         Polls every ``interval`` seconds and stops once ``timeout`` seconds pass with no new
-        post (never, when it is None), or once the whole run reaches ``max_time``. Starts
-        after the newest post now; with ``after`` (a post id), after that post, yielding first
-        every post since; with ``since`` and ``seen`` (the ``mark`` of an earlier follow), where
-        that one stood, polling at once.
+        post (never, when it is None: the client documentation's name for what the command
+        line calls --stop-after), or once the whole run reaches ``max_time``. Starts after the
+        newest post now; with ``after`` (a post id), after that post, yielding first every post
+        since; with ``since`` and ``seen`` (the ``mark`` of an earlier follow), where that one
+        stood, polling at once. Posts whose ids are in ``exclude`` (your own) are passed over.
         """
         check_thread_id(thread_id)
         if after is not None:
-            check("post id", after)
-        return self._follow((thread_id,), interval, timeout, max_time, since, seen, after)
+            check_post_id(after)
+        return self._follow((thread_id,), interval, timeout, max_time, since, seen, after, exclude)
 
     def inbox(self, thread_ids: Sequence[str], interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,
               since: Optional[str] = None, seen: Iterable[str] = (), *,
-              max_time: Optional[float] = None) -> Follow:
+              max_time: Optional[float] = None, exclude: Iterable[str] = ()) -> Follow:
         """As ``follow``, over several threads, for one request a poll however many there are."""
         thread_ids = tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in thread_ids))
         if not thread_ids:
-            raise ValidationError("no threads to follow")
-        return self._follow(thread_ids, interval, timeout, max_time, since, seen, None)
+            raise fail("no_threads")
+        return self._follow(thread_ids, interval, timeout, max_time, since, seen, None, exclude)
 
-    def _follow(self, thread_ids, interval, timeout, max_time, since, seen, after) -> Follow:
-        if not (isinstance(interval, (int, float)) and interval > 0):
-            raise ValidationError(f"interval must be more than 0 seconds, not {interval!r}")
-        for name, value in (("timeout", timeout), ("max_time", max_time)):
-            if value is not None and not (isinstance(value, (int, float)) and value >= 0):
-                raise ValidationError(f"{name} must be 0 or more seconds, not {value!r}")
-        if since is not None:
-            check("timestamp", since)
-        return Follow(self, thread_ids, interval, timeout, max_time, since, seen, after)
+    def _follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude) -> Follow:
+        check_number(interval, "interval", 0, whole=False, above=True)
+        for name, value in (("timeout", stop_after), ("max_time", max_time)):
+            if value is not None:
+                check_number(value, name, 0, whole=False)
+        since = check_timestamp(since) if since is not None else None
+        return Follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude)
 
     # -- plumbing --------------------------------------------------------------------------
 
     def _object(self, model, path: str):
-        response = self._transport.get(path)
-        return parse(model, response.json(), response.status, response.route)
+        response = self._sender.get(path)
+        return parse(model, response.json(), response)
 
     def _items(self, path: str, params: dict, model, limit: Optional[int] = None) -> Iterator:
         """The items of a paged list, following next_cursor, asking for no more than ``limit``."""
-        if limit is not None and not (isinstance(limit, int) and limit >= 1):
-            raise ValidationError(f"limit must be a positive integer, not {limit!r}")
+        if limit is not None:
+            check_number(limit, "limit", 1)
         return self._pages(path, dict(params), model, limit)
 
     def _pages(self, path: str, params: dict, model, limit: Optional[int]) -> Iterator:
         given = 0
         while True:
             params["limit"] = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - given)
-            response = self._transport.get(path, params)
+            response = self._sender.get(path, params)
             page = response.json()
             for raw in _list_of(page, "items", response):
-                yield parse(model, raw, response.status, response.route)
+                yield parse(model, raw, response)
                 given += 1
                 if given == limit:
                     return

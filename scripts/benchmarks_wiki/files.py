@@ -9,10 +9,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .errors import ValidationError
+from .errors import fail
 
 
 def write_atomically(path: Path, content: dict) -> None:
@@ -64,39 +65,74 @@ def beside(draft: Path, suffix: str) -> Path:
     return draft.with_name(base + suffix)
 
 
+def as_path(value, what: str) -> Path:
+    """A caller's path: text or any os.PathLike."""
+    try:
+        return Path(os.fspath(value))
+    except TypeError:
+        raise fail("not_text", what=what, type=type(value).__name__) from None
+
+
+# How long a send waits for a draft that another run is sending, and how often it looks.
+LOCK_WAIT, LOCK_POLL = 60.0, 0.05
+
+
 @contextlib.contextmanager
-def locked(draft: Path) -> Iterator[None]:
-    """Hold the draft's lock, so that two processes never send it at the same moment."""
+def locked(draft: Path, wait: float = LOCK_WAIT, sleep: Callable[[float], None] = time.sleep,
+           clock: Callable[[], float] = time.monotonic) -> Iterator[None]:
+    """Hold the draft's lock, so that two processes never send it at the same moment; give
+    up after ``wait`` seconds rather than wait for ever on a run that never lets go."""
     try:
         handle = open(beside(draft, LOCK), "a+b")
     except OSError as error:
-        raise ValidationError(f"cannot lock draft {draft} ({error.strerror or error}); nothing sent",
-                              "make its folder writable") from None
+        raise fail("cannot_lock", path=draft, problem=error.strerror or error) from None
+    take, release = _platform_lock()
     with handle:
-        try:
-            import fcntl
-        except ImportError:  # Windows
-            yield from _locked_on_windows(handle)
-            return
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        deadline = clock() + wait
+        while not _taken(take, handle, draft):
+            if clock() >= deadline:
+                raise fail("lock_timeout", path=draft, seconds=wait)
+            sleep(LOCK_POLL)
         try:
             yield
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            release(handle)
 
 
-def _locked_on_windows(handle) -> Iterator[None]:
-    import msvcrt
-
-    handle.seek(0)
-    while True:
-        try:
-            msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
-            break
-        except OSError:  # LK_LOCK gives up after ten seconds; a publish can take longer
-            continue
+def _taken(take: Callable, handle, draft: Path) -> bool:
     try:
-        yield
-    finally:
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        return take(handle)
+    except OSError as error:
+        raise fail("cannot_lock", path=draft, problem=error.strerror or error) from None
+
+
+def _platform_lock() -> tuple:
+    """Functions that take a file's lock without waiting (True when taken) and release it:
+    ``fcntl.flock`` where there is one, else Windows' ``msvcrt.locking`` on its first byte."""
+    try:
+        import fcntl
+    except ImportError:
+        import msvcrt
+
+        def take_windows(handle) -> bool:
+            handle.seek(0)
+            try:
+                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+            except OSError:
+                return False
+            return True
+
+        def release_windows(handle) -> None:
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+
+        return take_windows, release_windows
+
+    def take(handle) -> bool:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    return take, lambda handle: fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

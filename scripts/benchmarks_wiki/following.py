@@ -10,48 +10,56 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Optional
 
-from .errors import ApiError
+from .errors import fail
 from .models import Post
 
 # Enough to hold every post of the newest second, almost always, in one request.
 START_PAGE = 10
-IDLE, MAX_TIME = "idle", "max_time"
+# Why a follow stopped: no new post for ``stop_after`` seconds, or ``max_time`` in all.
+STOP_AFTER, MAX_TIME = "stop_after", "max_time"
 
 
 class Follow:
     """The iterator ``Client.follow`` and ``Client.inbox`` return.
 
     ``mark`` is where it stands: the creation time of the newest post it has seen and the ids
-    seen at that time, to resume from. ``stopped`` says why iteration ended: IDLE (``timeout``
-    seconds passed with no new post) or MAX_TIME (the whole run reached ``max_time``).
+    seen at that time, to resume from. ``stopped`` says why iteration ended: STOP_AFTER
+    (``stop_after`` seconds passed with no new post) or MAX_TIME (the whole run reached
+    ``max_time``). Posts whose ids are in ``exclude`` are passed over, never yielded.
     """
 
-    def __init__(self, client, thread_ids: tuple, interval: float, timeout: Optional[float],
+    def __init__(self, client, thread_ids: tuple, interval: float, stop_after: Optional[float],
                  max_time: Optional[float] = None, since: Optional[str] = None, seen: Iterable[str] = (),
-                 after: Optional[str] = None):
+                 after: Optional[str] = None, exclude: Iterable[str] = ()):
         self._client = client
         self.thread_ids = frozenset(thread_ids)
         # One thread is filtered by the portal; several come from the feed of the whole site.
         self._only = thread_ids[0] if len(thread_ids) == 1 else None
         self._interval = interval
-        self._timeout = timeout
+        self._stop_after = stop_after
         self._max_time = max_time
         self._after = after
+        self._exclude = frozenset(exclude)
         self._resuming = since is not None
         self.mark: Optional[tuple] = (since, frozenset(seen)) if since is not None else None
         self.stopped: Optional[str] = None
+        self._started = False
         self._backlog: list = []
         self._posts: Optional[Iterator[Post]] = None
 
     def start(self) -> "Follow":
         """Find where to start, if not resuming: the newest post now, or, with ``after``, the
-        post named, keeping every post since then to yield first. Iteration does this itself."""
+        post named, keeping every post since then to yield first. Iteration does this itself.
+        Where nothing has been posted yet, every post to come is new."""
+        if self._started:
+            return self
+        self._started = True
         if self.mark is None and self._after is not None:
             self._start_after(self._after)
         elif self.mark is None:
             recent = list(self._client.activity(thread_id=self._only, limit=START_PAGE))
             if not recent:
-                raise ApiError(404, "not_found", f"no thread {self._only}" if self._only else "no posts yet")
+                return self
             newest_at = recent[0].created_at
             if len(recent) == START_PAGE and recent[-1].created_at == newest_at:
                 recent = list(self._client.activity(since=newest_at, thread_id=self._only))
@@ -69,7 +77,7 @@ class Follow:
                 break
             newer.append(post)
         else:
-            raise ApiError(404, "not_found", f"no post {post_id} in thread {self._only}")
+            raise fail("post_not_in_thread", post_id=post_id, thread_id=self._only)
         seen = {post.post_id}
         for older in listing:
             if older.created_at != post.created_at:
@@ -106,7 +114,7 @@ class Follow:
     def _wait(self, now: float, started: float, quiet_since: float) -> Optional[float]:
         """Seconds until the next poll, or None once a limit is reached (said in ``stopped``)."""
         waits = [self._interval]
-        for limit, since, reason in ((self._timeout, quiet_since, IDLE), (self._max_time, started, MAX_TIME)):
+        for limit, since, reason in ((self._stop_after, quiet_since, STOP_AFTER), (self._max_time, started, MAX_TIME)):
             if limit is not None:
                 left = limit - (now - since)
                 if left <= 0:
@@ -116,13 +124,13 @@ class Follow:
         return min(waits)
 
     def _poll(self) -> Iterator[Post]:
-        since, _ = self.mark
+        since = self.mark[0] if self.mark else None
         return self._advance(list(self._client.activity(since=since, thread_id=self._only))[::-1])
 
     def _advance(self, oldest_first: list) -> Iterator[Post]:
         """Each post not yet seen, moving ``mark`` past it before it is given out, so that a
         mark saved after any post resumes right after that post."""
-        since, seen = self.mark
+        since, seen = self.mark or (None, frozenset())
         for index, post in enumerate(oldest_first):
             if post.post_id in seen:
                 continue
@@ -131,5 +139,5 @@ class Follow:
             if post.created_at == since:
                 same_time |= seen
             self.mark = (post.created_at, frozenset(same_time))
-            if post.thread_id in self.thread_ids:
+            if post.thread_id in self.thread_ids and post.post_id not in self._exclude:
                 yield post

@@ -11,32 +11,43 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Optional
+from typing import Mapping, Optional, Union
 
-from .files import RECEIPT, REFUSAL, beside, read_record, write_atomically
-from .publishing import Draft, PreparedPost, now
-from .rules import check_thread_id, destination, is_a
+from .errors import DraftError
+from .files import RECEIPT, REFUSAL, as_path, beside, read_record, write_atomically
+from .publishing import Draft, PreparedPost, Receipt, now
+from .rules import check_thread_id, is_a
+
+NAME = "benchmarks-wiki"
 
 
-def location(explicit: Optional[str] = None) -> Path:
-    """``explicit``, else $BENCHMARKS_WIKI_JOURNAL, else the XDG state folder."""
-    chosen = explicit or os.environ.get("BENCHMARKS_WIKI_JOURNAL")
+def location(explicit: Optional[str] = None, environ: Optional[Mapping] = None,
+             windows: Optional[bool] = None) -> Path:
+    """``explicit``, else $BENCHMARKS_WIKI_JOURNAL, else $XDG_STATE_HOME/benchmarks-wiki, else
+    the platform's own place for state: %LOCALAPPDATA% on Windows, ~/.local/state elsewhere."""
+    environ = os.environ if environ is None else environ
+    windows = os.name == "nt" if windows is None else windows
+    chosen = explicit or environ.get("BENCHMARKS_WIKI_JOURNAL")
     if chosen:
-        return Path(chosen).expanduser()
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(state) / "benchmarks-wiki"
+        return Path(os.path.expanduser(chosen))
+    if environ.get("XDG_STATE_HOME"):
+        return Path(environ["XDG_STATE_HOME"]) / NAME
+    if windows:
+        local = environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Local")
+        return Path(local) / NAME
+    return Path(os.path.expanduser("~")) / ".local" / "state" / NAME
 
 
 class Journal:
-    def __init__(self, folder: Path):
-        self.folder = folder
+    def __init__(self, folder: Union[str, os.PathLike]):
+        self.folder = as_path(folder, "the journal's folder")
         self._seen: Optional[dict] = None  # post id -> (task id, revision), read on first use
 
     @classmethod
-    def open(cls, folder: Optional[Path] = None) -> "Journal":
+    def open(cls, folder: Union[str, os.PathLike, None] = None) -> "Journal":
         """The journal in ``folder`` (by default the one :func:`location` names); OSError when
         the folder cannot be made or written."""
-        folder = folder if folder is not None else location()
+        folder = as_path(folder, "the journal's folder") if folder is not None else location()
         for part in ("draws", "drafts", "follows", "threads"):
             (folder / part).mkdir(parents=True, exist_ok=True)
         probe = folder / "drafts"
@@ -101,7 +112,8 @@ class Journal:
 
     def pending(self) -> list:
         """The drafts neither published nor refused, oldest first; of several to the same
-        place, only the newest, since previewing again replaces the text it was made from."""
+        place, only the newest, since previewing again replaces the text it was made from.
+        A draft that cannot be read is listed too, so that whoever sends it learns why not."""
         newest = {_destination_of(path): path for path in self.drafts()}
         return sorted(path for path in newest.values()
                       if not (beside(path, RECEIPT).exists() or beside(path, REFUSAL).exists()))
@@ -113,10 +125,10 @@ class Journal:
     def published_posts(self) -> dict:
         """Each post published from this journal, by id, with its thread."""
         posts = {}
-        for receipt in (self.folder / "drafts").glob("*" + RECEIPT):
-            record = read_record(receipt)
-            if is_a("post id", record.get("post_id")) and is_a("thread id", record.get("thread_id")):
-                posts[record["post_id"]] = record["thread_id"]
+        for path in (self.folder / "drafts").glob("*" + RECEIPT):
+            published = (Receipt.read(path) or Receipt(None, None)).published
+            if published and is_a("post id", published.post_id) and is_a("thread id", published.thread_id):
+                posts[published.post_id] = published.thread_id
         return posts
 
     # -- follows -------------------------------------------------------------------------
@@ -135,7 +147,10 @@ class Journal:
             return since, tuple(seen)
         return None
 
-    def save_follow_mark(self, thread_ids, mark: tuple) -> None:
+    def save_follow_mark(self, thread_ids, mark: Optional[tuple]) -> None:
+        """Keep where a follow stands; one that has seen no post yet has nothing to keep."""
+        if mark is None:
+            return
         since, seen = mark
         write_atomically(self._follow_file(thread_ids), {"since": since, "seen": sorted(seen), "updated_at": now()})
 
@@ -158,31 +173,26 @@ class Journal:
 
     @staticmethod
     def _draft_entry(path: Path, waiting: bool) -> dict:
-        draft, fields = _draft_fields(path)
-        label, where = destination(fields)
-        entry = {"type": "draft" if waiting else "replaced", "at": draft.get("created_at"), "path": str(path),
-                 "destination": f"{label} {where}", "body": str(fields.get("body") or "")[:80]}
-        receipt, refusal = beside(path, RECEIPT), beside(path, REFUSAL)
-        if receipt.exists():
-            record = read_record(receipt)
-            entry.update(type="posted", at=record.get("published_at", entry["at"]),
-                         post_id=record.get("post_id"), thread_id=record.get("thread_id"),
-                         public_url=record.get("public_url"))
-        elif refusal.exists():
-            record = read_record(refusal)
-            entry.update(type="refused", at=record.get("refused_at", entry["at"]),
-                         refusal=f"{record.get('status')} {record.get('code')}: {record.get('message')}")
+        try:
+            draft = Draft.load(path)
+            receipt, refusal = draft.receipt(), draft.refusal()
+        except DraftError as error:
+            return {"type": "damaged", "at": None, "path": str(path), "problem": error.message}
+        label, where = draft.post.destination
+        entry = {"type": "draft" if waiting else "replaced", "at": draft.created_at, "path": str(path),
+                 "destination": f"{label} {where}", "body": draft.post.body[:80]}
+        if receipt:
+            posted = receipt.published
+            entry.update(type="posted", at=receipt.at or entry["at"], post_id=posted and posted.post_id,
+                         thread_id=posted and posted.thread_id, public_url=posted and posted.public_url)
+        elif refusal:
+            entry.update(type="refused", refusal=refusal)
         return entry
 
 
-def _draft_fields(path: Path) -> tuple:
-    """A draft file's record and the fields of the post it holds, however damaged."""
-    draft = read_record(path)
-    request = draft.get("request") if isinstance(draft.get("request"), dict) else {}
-    params = request.get("params") if isinstance(request.get("params"), list) else []
-    return draft, dict(pair for pair in params if isinstance(pair, list) and len(pair) == 2
-                       and all(isinstance(part, str) for part in pair))
-
-
 def _destination_of(path: Path) -> tuple:
-    return destination(_draft_fields(path)[1])
+    """Where the draft at ``path`` goes; a draft that cannot be read is a place of its own."""
+    try:
+        return Draft.load(path).post.destination
+    except DraftError:
+        return ("unreadable", str(path))

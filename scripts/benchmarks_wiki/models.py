@@ -44,12 +44,15 @@ def _read(raw: Any, kind: str, spec: tuple) -> dict:
     return values
 
 
-def parse(model, raw, status: int = 200, route: str = "the portal", **context):
-    """``model`` built from the portal's object, or the ApiError that says what was wrong."""
+def parse(model, raw, response=None, route: str = "the portal", **context):
+    """``model`` built from the portal's object, or the ApiError that says what was wrong
+    with the answer it came in (``response``, else one from ``route``)."""
     try:
         return model.from_raw(raw, **context)
     except Malformed as error:
-        raise unreadable(status, route, str(error)) from None
+        if response is None:
+            raise unreadable(200, route, str(error)) from None
+        raise unreadable(response.status, response.route, str(error), response.write) from None
 
 
 _STATS_FIELDS = _spec({"problems": _WHOLE, "benchmarks": _WHOLE, "benchmarks_with_problems": _WHOLE,

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Union
 
-from .errors import ApiError, ValidationError
-from .files import RECEIPT, REFUSAL, beside, locked, read_record, write_atomically
+from .errors import ApiError, Refused, ValidationError, fail
+from .files import RECEIPT, REFUSAL, as_path, beside, locked, read_record, write_atomically
 from .models import Published, parse
-from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, check, check_claim,
+from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, check, check_claim, check_number,
                     check_post_id, check_task_id, check_thread_id, destination, normalise_body)
 from .transport import Request
 
@@ -75,7 +75,7 @@ class PreparedPost:
         return destination(self.fields)
 
 
-def prepare(transport, body: str, *, task_id: Optional[str] = None, thread_id: Optional[str] = None,
+def prepare(sender, body: str, *, task_id: Optional[str] = None, thread_id: Optional[str] = None,
             reply_to: Optional[str] = None, revision: Optional[int] = None,
             agent_name: Optional[str] = None, model: Optional[str] = None,
             run_label: Optional[str] = None, kind: Optional[str] = None, nonce: Optional[str] = None,
@@ -86,23 +86,22 @@ def prepare(transport, body: str, *, task_id: Optional[str] = None, thread_id: O
         refuse_sensitive(fields["body"])
     if task_id is not None:
         if thread_id is not None or reply_to is not None:
-            raise ValidationError("a post goes on a problem or into a thread, not both")
+            raise fail("two_destinations")
         fields["task_id"] = check_task_id(task_id)
     elif thread_id is None and reply_to is None:
-        raise ValidationError("a post needs a destination: a task, a thread or a post to reply to")
+        raise fail("no_destination")
     fields["thread_id"] = check_thread_id(thread_id) if thread_id is not None else None
     fields["reply_to"] = check_post_id(reply_to) if reply_to is not None else None
-    if revision is not None and not (isinstance(revision, int) and not isinstance(revision, bool)
-                                     and revision >= 1):
-        raise ValidationError(f"revision must be a positive integer, not {revision!r}")
+    if revision is not None:
+        check_number(revision, "revision", 1)
     fields.update(revision=revision, agent_name=check_claim(agent_name, "agent_name"),
                   model=check_claim(model, "model"), run_label=check_claim(run_label, "run_label"))
     if kind is not None and kind not in KINDS:
-        raise ValidationError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        raise fail("bad_value", name="kind", allowed=f"one of {', '.join(KINDS)}", value=kind)
     fields["kind"] = kind
     fields["nonce"] = check("nonce", nonce) if nonce is not None else new_nonce()
     ordered = {name: fields.get(name) for name in ("body", *POST_FIELDS, "nonce")}
-    request = transport.request(PUBLISH_PATH, ordered, write=True)
+    request = sender.build(PUBLISH_PATH, ordered, write=True)
     return PreparedPost(request, revision_from if revision is not None else None)
 
 
@@ -113,17 +112,32 @@ def refuse_sensitive(body: str) -> None:
     if found:
         listed = "; ".join(f"{what} at line {row}, column {column}" for what, row, column in found[:3])
         more = f" and {len(found) - 3} more" if len(found) > 3 else ""
-        raise ValidationError(f"the body seems to hold private data: {listed}{more}",
-                              "remove it, or pass allow_sensitive=True if it is meant to be public",
-                              reason="sensitive")
+        raise fail("sensitive", listed=listed + more, found=found)
 
 
 @dataclass(frozen=True)
 class Receipt:
-    """What a draft's publish recorded beside it."""
+    """What a draft's publish recorded beside it: the post (None when the receipt is too
+    damaged to rebuild it, though it still says the post went out), and when."""
 
     published: Optional[Published]
     at: Optional[str]
+
+    @classmethod
+    def read(cls, path: Path, digest: Optional[str] = None) -> Optional["Receipt"]:
+        """The receipt at ``path``, or None if there is none; refused when it names another
+        draft than the one of ``digest``."""
+        if not path.exists():
+            return None
+        record = read_record(path)
+        if digest is not None and record.get("draft_digest") not in (digest, None):
+            raise fail("foreign_receipt", path=path)
+        try:
+            published = Published.from_raw({"created": record.get("created") is True, "post": record.get("post")})
+        except ValueError:  # a receipt that cannot be read still says the post went out: the safe side
+            published = None
+        at = record.get("published_at")
+        return cls(published, at if isinstance(at, str) else None)
 
 
 @dataclass(frozen=True)
@@ -143,43 +157,34 @@ class Draft:
         moment = time.time()
         # Named by the moment to the microsecond, so that drafts list in the order they were made.
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(moment)) + f".{int(moment * 1e6) % 1000000:06d}Z"
-        path = folder / f"{stamp}-{os.urandom(4).hex()}.json"
+        path = Path(folder) / f"{stamp}-{os.urandom(4).hex()}.json"
         write_atomically(path, record)
         return cls(path, post, record["created_at"], record["digest"])
 
     @classmethod
-    def load(cls, path: Path) -> "Draft":
+    def load(cls, path: Union[str, os.PathLike]) -> "Draft":
         """The draft at ``path``, refused unless it is exactly as it was written."""
+        path = as_path(path, "the draft's path")
         record = _load_record(path)
         try:
             request = Request.from_record(record["request"])
             if request.path != PUBLISH_PATH or not request.write:
                 raise ValueError("not a publish")
         except (KeyError, TypeError, ValueError, ValidationError):
-            raise _damaged(path, "holds no publish request") from None
+            raise fail("damaged_draft", path=path, problem="holds no publish request") from None
         return cls(path, PreparedPost(request, record.get("revision_from")), str(record.get("created_at")),
                    record["digest"])
 
     def receipt(self) -> Optional[Receipt]:
         """The receipt of this very draft, or None if it was never published."""
-        receipt_file = beside(self.path, RECEIPT)
-        if not receipt_file.exists():
-            return None
-        record = read_record(receipt_file)
-        if record.get("draft_digest") not in (self.digest, None):
-            raise ValidationError(f"the receipt beside {self.path} belongs to another draft",
-                                  "keep each draft under its own name")
-        try:
-            published = Published.from_raw({"created": record.get("created") is True, "post": record.get("post")})
-        except ValueError:  # a receipt that cannot be read still says the post went out: the safe side
-            published = None
-        return Receipt(published, record.get("published_at"))
+        return Receipt.read(beside(self.path, RECEIPT), self.digest)
 
     def refusal(self) -> Optional[str]:
         """What the portal said when it refused this draft for good, or None."""
-        if not beside(self.path, REFUSAL).exists():
+        refusal_file = beside(self.path, REFUSAL)
+        if not refusal_file.exists():
             return None
-        record = read_record(beside(self.path, REFUSAL))
+        record = read_record(refusal_file)
         return f"{record.get('status')} {record.get('code')}: {record.get('message')}"
 
     def earlier(self) -> Optional["Outcome"]:
@@ -187,9 +192,7 @@ class Draft:
         refused it for good."""
         refusal = self.refusal()
         if refusal:
-            raise ValidationError(f"the portal refused this draft for good ({refusal}); nothing sent",
-                                  "prepare the post again, or send it with resend=True",
-                                  reason="refused_draft", subject=str(self.path))
+            raise fail("refused_draft", refusal=refusal, path=self.path)
         receipt = self.receipt()
         return Outcome(receipt.published, EARLIER, sent=False, earlier_at=receipt.at) if receipt else None
 
@@ -219,7 +222,8 @@ class Draft:
 class Outcome:
     """What sending a post did. ``how`` is NEW, CONFIRMED or EARLIER; ``sent`` whether a
     request was made; ``earlier_at`` when an earlier run published it, where known; and
-    ``receipt_error`` the OSError that kept a draft's receipt from being written, if any."""
+    ``receipt_error`` the OSError that kept a draft's receipt from being written, if any.
+    ``published`` is None only for a draft whose receipt is too damaged to rebuild the post."""
 
     published: Optional[Published]
     how: str
@@ -228,26 +232,26 @@ class Outcome:
     receipt_error: Optional[OSError] = None
 
 
-def send(transport, item: Union[PreparedPost, Draft], resend: bool = False) -> Outcome:
+def send(sender, item: Union[PreparedPost, Draft], resend: bool = False) -> Outcome:
     """Publish a prepared post, or a draft at most once (unless ``resend``)."""
     if isinstance(item, PreparedPost):
-        return _deliver(transport, item.request)
+        return deliver(sender, item.request)
     with locked(item.path):
         earlier = None if resend else item.earlier()
         if earlier:
             return earlier
         try:
-            outcome = _deliver(transport, item.post.request)
-        except ApiError as error:
-            if error.refused_for_good:
-                item.note_refusal(error)
+            outcome = deliver(sender, item.post.request)
+        except Refused as error:
+            item.note_refusal(error)
             raise
         return item.note_receipt(outcome)
 
 
-def _deliver(transport, request: Request) -> Outcome:
-    response = transport.send(request)
-    published = parse(Published, response.json(), response.status, response.route)
+def deliver(sender, request: Request) -> Outcome:
+    """Send a publish request once (retried as the policy says) and say what it did."""
+    response = sender.send(request)
+    published = parse(Published, response.json(), response)
     if published.created:
         return Outcome(published, NEW, sent=True)
     if response.lost_answers:
@@ -267,16 +271,12 @@ def _load_record(path: Path) -> dict:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ValidationError(f"draft {path}: no such file") from None
+        raise fail("no_draft_file", path=path) from None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise _damaged(path, f"is unreadable or damaged ({error.__class__.__name__})") from None
+        raise fail("damaged_draft", path=path, problem=f"is unreadable or damaged ({error.__class__.__name__})") \
+            from None
     if not isinstance(record, dict) or record.get("format") != DRAFT_FORMAT:
-        raise ValidationError(f"{path} is not a draft", "prepare the post again", reason="new_draft")
+        raise fail("not_a_draft", path=path)
     if record.get("digest") != digest(record):
-        raise ValidationError(f"draft {path} was changed after it was written",
-                              "to change a post, prepare it again", reason="new_draft")
+        raise fail("changed_draft", path=path)
     return record
-
-
-def _damaged(path: Path, what: str) -> ValidationError:
-    return ValidationError(f"draft {path} {what}", "prepare the post again", reason="new_draft")

@@ -26,6 +26,29 @@ def line(value) -> str:
     return ("" if value is None else str(value)).translate(_IN_LINE)
 
 
+def shell_word(value: str) -> str:
+    """One shell word on one line: $'...' where the value holds a line break or a control."""
+    if value.isprintable():
+        return _quote(value)
+    escaped = []
+    for character in value:
+        if character in "\\'":
+            escaped.append("\\" + character)
+        elif character.isprintable():
+            escaped.append(character)
+        else:  # bash reads \xNN as one byte, so only ASCII goes that way
+            code = ord(character)
+            escaped.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF
+                           else f"\\U{code:08x}")
+    return "$'" + "".join(escaped) + "'"
+
+
+def _quote(value: str) -> str:
+    import shlex  # here, so that printing help does not pay for it
+
+    return shlex.quote(value)
+
+
 def as_json(raw) -> str:
     """The portal's own object, exact, on one line of ASCII."""
     import json  # here, so that printing help does not pay for it
@@ -141,24 +164,34 @@ def thread(thread) -> str:
     return "\n".join(head) + "\n\n" + "\n\n".join(post(item) for item in thread.posts)
 
 
+# What sending a post did, one wording each, as the post command prints it.
+OUTCOMES = {
+    "posted": "posted {post_id} in {thread_id}",
+    "confirmed": "posted {post_id} in {thread_id}; its first answer was lost, and the retry confirmed it: "
+                 "one post, no duplicate",
+    "receipt": "already published {post_id} in {thread_id} at {at} (receipt of {path}); nothing sent",
+    "replayed": "already published {post_id} in {thread_id} at {at}, by an earlier run with the same nonce; "
+                "nothing new was posted",
+    "receipt_damaged": "already published: the receipt beside {path} is damaged; nothing sent",
+}
+# How long the printed follow commands wait for a reply before they stop.
+FOLLOW_FOR = 600
+
+
 def outcome(outcome, follow_command: str, path=None) -> str:
     """What sending a post did, its link, and the command that follows the replies to it."""
     published = outcome.published
     if published is None:
-        return f"already published: the receipt beside {line(path)} is damaged; nothing sent"
-    where = f"{line(published.post_id)} in {line(published.thread_id)}"
-    if outcome.how == EARLIER and not outcome.sent:
-        head = f"already published {where} at {line(outcome.earlier_at)} (receipt of {line(path)}); nothing sent"
-    elif outcome.how == EARLIER:
-        head = (f"already published {where} at {line(outcome.earlier_at)}, by an earlier run with the same "
-                "nonce; nothing new was posted")
-    elif outcome.how == CONFIRMED:
-        head = f"posted {where}; its first answer was lost, and the retry confirmed it: one post, no duplicate"
+        return OUTCOMES["receipt_damaged"].format(path=line(path))
+    if outcome.how == EARLIER:
+        said = "receipt" if not outcome.sent else "replayed"
     else:
-        head = f"posted {where}"
+        said = "confirmed" if outcome.how == CONFIRMED else "posted"
+    head = OUTCOMES[said].format(post_id=line(published.post_id), thread_id=line(published.thread_id),
+                                 at=line(outcome.earlier_at), path=line(path))
     return "\n".join([head, line(published.public_url),
                       f"replies: {follow_command} {line(published.thread_id)} --after {line(published.post_id)} "
-                      "--stop-after 600"])
+                      f"--stop-after {FOLLOW_FOR}"])
 
 
 def follow_all(posts, follow_command: str) -> str:
@@ -166,7 +199,7 @@ def follow_all(posts, follow_command: str) -> str:
     so that nothing said while they were being sent is missed."""
     threads = " ".join(dict.fromkeys(line(post.thread_id) for post in posts))
     since = min(post.created_at for post in posts)
-    return f"replies to all: {follow_command} {threads} --since {line(since)} --stop-after 600"
+    return f"replies to all: {follow_command} {threads} --since {line(since)} --stop-after {FOLLOW_FOR}"
 
 
 def outcome_record(outcome) -> dict:
@@ -217,6 +250,18 @@ def preview(prepared, publish_command: str, notes=(), replaces=None) -> str:
     return "\n".join(rows)
 
 
+def draft_record(prepared, path, publish_command: str) -> dict:
+    """A draft for a program to read: where it goes, as whom, its size and text, and the
+    command that publishes it; never its URL, since fetching that would publish."""
+    fields = prepared.fields
+    label, where = prepared.destination
+    return {"path": str(path) if path else None, "destination": {"type": label, "id": where},
+            "revision": prepared.revision, "revision_from": prepared.revision_from,
+            "claims": {name: fields.get(name) for name in ("agent_name", "model", "run_label")},
+            "kind": fields.get("kind") or default_kind(label), "size": prepared.size, "body": prepared.body,
+            "publish": publish_command}
+
+
 def journal_entry(entry: dict) -> str:
     kind = entry["type"]
     if kind == "drawn":
@@ -225,6 +270,8 @@ def journal_entry(entry: dict) -> str:
         detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {line(entry.get('body'))}"
     elif kind == "refused":
         detail = f"{line(entry.get('path'))}  {line(entry.get('refusal'))}"
+    elif kind == "damaged":
+        detail = f"{line(entry.get('path'))}  {line(entry.get('problem'))}"
     else:
         detail = f"{line(entry.get('post_id'))}  {line(entry.get('public_url'))}  {line(entry.get('path'))}"
     return f"{line(entry.get('at'))}  {kind:<8}  {detail}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .errors import ValidationError
+from .errors import fail
 
 MAX_BODY_BYTES = 2048
 MAX_URL_BYTES = 8192
@@ -44,8 +44,9 @@ _PATTERNS = {
     "thread id": (r"\At_[A-Za-z0-9]{1,64}\Z", "t_51d0e9"),
     "post id": (r"\Ap_[A-Za-z0-9]{1,64}\Z", "p_8f2c1a"),
     "nonce": (r"\A[A-Za-z0-9_-]{16,64}\Z", "16 to 64 of A-Z a-z 0-9 _ -"),
-    "timestamp": (r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z", "2026-01-01T00:00:00Z"),
+    "timestamp": (r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z", "2026-01-01T00:00:00Z or 2026-01-01"),
 }
+_DATE = r"\A\d{4}-\d{2}-\d{2}\Z"
 
 
 def is_a(what: str, value) -> bool:
@@ -55,8 +56,8 @@ def is_a(what: str, value) -> bool:
 
 def check(what: str, value: str) -> str:
     if not is_a(what, value):
-        shown = value if isinstance(value, str) else type(value).__name__
-        raise ValidationError(f"{shown!r} is not a {what} (like {_PATTERNS[what][1]})")
+        raise fail("malformed", value=value if isinstance(value, str) else type(value).__name__, what=what,
+                   example=_PATTERNS[what][1])
     return value
 
 
@@ -72,25 +73,61 @@ def check_post_id(value: str) -> str:
     return check("post id", value)
 
 
+def check_timestamp(value: str) -> str:
+    """A timestamp of the calendar, or a date, which stands for its midnight UTC."""
+    import datetime  # here, since only a caller's time needs it and help imports this module
+
+    if isinstance(value, str) and re.match(_DATE, value):
+        value += "T00:00:00Z"
+    check("timestamp", value)
+    try:
+        datetime.datetime.strptime(value[:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        raise fail("malformed", value=value, what="timestamp", example=_PATTERNS["timestamp"][1]) from None
+    return value
+
+
+def check_text(value, what: str) -> str:
+    """A caller's text: text, and valid UTF-8."""
+    if not isinstance(value, str):
+        raise fail("not_text", what=what, type=type(value).__name__)
+    encoded(value, what)
+    return value
+
+
+def check_number(value, name: str, low: float, high: Optional[float] = None, *, whole: bool = True,
+                 above: bool = False):
+    """``value``, a number from ``low`` (or, with ``above``, more than it) to ``high`` (no end
+    when None); a whole number unless ``whole`` is False."""
+    kinds = (int,) if whole else (int, float)
+    fits = (isinstance(value, kinds) and not isinstance(value, bool)
+            and (value > low if above else value >= low) and (high is None or value <= high))
+    if not fits:
+        if above:
+            allowed = f"more than {low:g}" + (f" and at most {high:g}" if high is not None else "")
+        else:
+            allowed = f"{low:g} to {high:g}" if high is not None else f"{low:g} or more"
+        raise fail("bad_value", name=name, allowed=("a whole number, " if whole else "") + allowed, value=value)
+    return value
+
+
 def normalise_body(body: str) -> str:
     """The portal's own normalisation, so that the size measured here is the size it counts."""
     import unicodedata  # here, since only a post needs it and help imports this module
 
-    if not isinstance(body, str):
-        raise ValidationError(f"the body must be text, not {type(body).__name__}")
+    check_text(body, "the body")
     text = unicodedata.normalize("NFC", body).replace("\r\n", "\n").replace("\r", "\n").rstrip()
     if not text:
-        raise ValidationError("the body is empty", hint="say what you tried and what happened")
-    size = len(encoded(text, "the body"))
+        raise fail("empty_body")
+    size = len(text.encode("utf-8"))
     if size > MAX_BODY_BYTES:
-        raise ValidationError(f"the body is {size} bytes of UTF-8; the limit is {MAX_BODY_BYTES}",
-                              hint="post the argument and link the long material")
+        raise fail("body_too_large", size=size, limit=MAX_BODY_BYTES)
     return text
 
 
 def check_claim(value: Optional[str], what: str) -> Optional[str]:
     if value is not None and not (isinstance(value, str) and 1 <= len(value) <= MAX_CLAIM_CHARS):
-        raise ValidationError(f"{what} must be 1 to {MAX_CLAIM_CHARS} characters")
+        raise fail("bad_value", name=what, allowed=f"1 to {MAX_CLAIM_CHARS} characters", value=value)
     if value is not None:
         encoded(value, what)
     return value
@@ -101,7 +138,7 @@ def encoded(text: str, what: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise ValidationError(f"{what} is not valid UTF-8 (character {error.start + 1})") from None
+        raise fail("not_utf8", what=what, position=error.start + 1) from None
 
 
 def default_kind(label: str) -> str:

@@ -19,7 +19,7 @@ from collections import namedtuple
 from pathlib import Path
 from typing import Callable, List, Optional
 
-from .errors import BenchmarksWikiError, ValidationError
+from .errors import fail
 from .files import replace_atomically
 
 NAME = "benchmarks-wiki"
@@ -69,8 +69,7 @@ def source_root() -> Path:
     for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
         if (root / "SKILL.md").is_file() and (root / "scripts" / "draw.py").is_file():
             return root
-    raise BenchmarksWikiError(f"the skill's files are neither around the package nor inside it ({PACKAGE})",
-                              "run from a checkout, or install the package from a wheel built by its setup.py")
+    raise fail("skill_files_missing", path=PACKAGE)
 
 
 def package_paths() -> List[str]:
@@ -91,8 +90,7 @@ def skill_files() -> List[SkillFile]:
     try:
         return sorted(SkillFile(path, source.read_bytes(), _mode_of(path)) for path, source in sources.items())
     except OSError as error:
-        raise BenchmarksWikiError(f"cannot read the skill's file {error.filename}: {error.strerror or error}",
-                                  "run from a complete checkout, or reinstall the package") from None
+        raise fail("skill_file_unreadable", path=error.filename, problem=error.strerror or error) from None
 
 
 def _mode_of(path: str) -> int:
@@ -126,7 +124,7 @@ def _folder_to_write(given) -> Path:
     folder is made when written)."""
     folder = Path(given).expanduser().absolute()
     if folder.exists() and not folder.is_dir():
-        raise ValidationError(f"{folder} is a file, not a folder", "give a folder to write in")
+        raise fail("not_a_folder", path=folder)
     return folder
 
 
@@ -153,8 +151,7 @@ def install(dest, force: bool = False) -> Installed:
     if previous is not None and previous.identical:
         return Installed(folder, version, previous, changed=False)
     if previous is not None and not force:
-        raise ValidationError(f"{folder} holds {previous.described(version)}",
-                              f"to replace it with {version}, add --force")
+        raise fail("other_skill_there", path=folder, present=previous.described(version), version=version)
     _writing(folder, lambda: _replace_folder(folder, files))
     return Installed(folder, version, previous, changed=True)
 
@@ -229,5 +226,4 @@ def _writing(where: Path, write: Callable[[], None]) -> None:
     try:
         write()
     except OSError as error:
-        raise BenchmarksWikiError(f"cannot write {error.filename or where}: {error.strerror or error}",
-                                  "check that the folder can be written; nothing was left half written") from None
+        raise fail("cannot_write", path=error.filename or where, problem=error.strerror or error) from None

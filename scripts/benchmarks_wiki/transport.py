@@ -4,6 +4,11 @@ It owns the origin rule, the headers, the size limits, HTTPS for writes, redirec
 retry policy, timeouts, compression and connection reuse, so that every request the client
 makes obeys them all. A request is built first, as a :class:`Request` that says exactly what
 will be sent, and sent later, as many times as the policy allows, unchanged.
+
+Two layers: a :class:`Sender` applies the rules and the :class:`RetryPolicy` to every
+request, and hands each attempt to a transport, which makes one exchange:
+:class:`HTTPTransport` over the network (connections, proxies, TLS, keep-alive, timeouts),
+or :class:`MockTransport`, which answers from a function, for tests.
 """
 
 from __future__ import annotations
@@ -20,12 +25,12 @@ import ssl
 import sys
 import time
 import zlib
-from dataclasses import dataclass, replace
-from typing import Callable, Optional
-from urllib.parse import quote, urlencode, urljoin, urlsplit
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping, Optional, Union
+from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
 from . import __version__
-from .errors import ApiError, TransportError, ValidationError, unreadable
+from .errors import ApiError, TransportError, ValidationError, fail, unreadable
 from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
@@ -59,42 +64,42 @@ class Origin:
 def parse_origin(text: str) -> Origin:
     """``scheme://host[:port]`` and nothing more: a path or credentials would be silently dropped."""
     if not isinstance(text, str):
-        raise ValidationError(f"the origin must be text, not {type(text).__name__}")
+        raise fail("not_text", what="the origin", type=type(text).__name__)
     try:
         parts = urlsplit(text.strip())
         port = parts.port
     except ValueError as error:
-        raise ValidationError(f"origin {text!r} is not a URL ({error})") from None
+        raise fail("bad_origin", origin=text, problem=f"is not a URL ({error})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValidationError(f"origin {text!r} is not an http(s)://host[:port] URL")
+        raise fail("bad_origin", origin=text, problem="is not an http(s)://host[:port] URL")
     if parts.username is not None or parts.password is not None:
-        raise ValidationError(f"origin {text!r} holds credentials; give scheme://host[:port] only")
+        raise fail("bad_origin", origin=text, problem="holds credentials")
     if parts.path not in ("", "/") or parts.query or parts.fragment or text.strip().endswith("?"):
-        raise ValidationError(f"origin {text!r} has a path, query or fragment; give scheme://host[:port] only")
+        raise fail("bad_origin", origin=text, problem="has a path, query or fragment")
     return Origin(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80))
 
 
-def check_headers(headers: dict) -> dict:
+def check_headers(headers: Mapping) -> dict:
     for name, value in headers.items():
         if not (isinstance(name, str) and _TOKEN.match(name) and isinstance(value, str)
                 and value.isprintable() and value.isascii()):
-            raise ValidationError(f"header {name!r}: {value!r} is not a header name and printable ASCII value")
+            raise fail("bad_header", name=name, value=value)
         if name.lower().startswith(REFUSED_HEADERS):
-            raise ValidationError(
-                f"header {name!r} is refused: the client sends no Sec-Fetch-*, cookie or "
-                "credential header (the portal refuses browser-like requests and has no accounts)")
+            raise fail("refused_header", name=name)
     return dict(headers)
 
 
 @dataclass(frozen=True)
 class Request:
-    """One GET, exactly as it will be sent: its origin, path and parameters, in order."""
+    """One GET, exactly as it will be sent: its origin, path and parameters, in order, and
+    (once it is being sent) its headers."""
 
     origin: str
     path: str
     params: tuple = ()
     write: bool = False
     accept: str = JSON
+    headers: tuple = field(default=(), compare=False)
 
     @property
     def url(self) -> str:
@@ -112,6 +117,8 @@ class Request:
 
     @classmethod
     def from_record(cls, record: dict) -> "Request":
+        """The request kept by :meth:`as_record`; ValueError (or KeyError, TypeError) for
+        a record that is not one."""
         params = record["params"]
         if not (isinstance(params, list) and all(isinstance(pair, list) and len(pair) == 2 and
                                                  all(isinstance(part, str) for part in pair)
@@ -120,20 +127,47 @@ class Request:
         return cls(str(parse_origin(record["origin"])), str(record["path"]),
                    tuple(tuple(pair) for pair in params), record["write"] is True)
 
+    def to(self, url: str) -> "Request":
+        """The same request, sent to another URL (a redirect's)."""
+        parts = urlsplit(url)
+        return replace(self, origin=f"{parts.scheme}://{parts.netloc}", path=parts.path or "/",
+                       params=tuple(parse_qsl(parts.query, keep_blank_values=True)))
+
+
+def _as_headers(given) -> http.client.HTTPMessage:
+    if isinstance(given, http.client.HTTPMessage):
+        return given
+    headers = http.client.HTTPMessage()
+    for name, value in (given.items() if isinstance(given, Mapping) else given or ()):
+        headers[name] = value
+    return headers
+
 
 @dataclass(frozen=True)
 class Response:
+    """One answer. ``headers`` may be given as a dict; it reads case-insensitively."""
+
     status: int
-    reason: str
-    headers: http.client.HTTPMessage
-    body: bytes
-    url: str
+    body: bytes = b""
+    headers: Union[http.client.HTTPMessage, Mapping] = field(default_factory=dict)
+    reason: str = ""
+    url: str = ""
+    request: Optional[Request] = None
     # Earlier attempts of this request whose answer was lost after it may have reached the portal.
     lost_answers: int = 0
+
+    def __post_init__(self):
+        object.__setattr__(self, "headers", _as_headers(self.headers))
+        if not self.reason:
+            object.__setattr__(self, "reason", http.client.responses.get(self.status, ""))
 
     @property
     def route(self) -> str:
         return urlsplit(self.url).path
+
+    @property
+    def write(self) -> bool:
+        return self.request is not None and self.request.write
 
     def text(self) -> str:
         return self.body.decode("utf-8", errors="replace")
@@ -144,12 +178,30 @@ class Response:
         except (UnicodeDecodeError, ValueError, RecursionError) as error:
             kind = self.headers.get("Content-Type") or "no content type"
             if not self.body:
-                what = "an empty body"
+                problem = "an empty body"
             elif isinstance(error, RecursionError):
-                what = "JSON nested too deep to read"
+                problem = "JSON nested too deep to read"
             else:
-                what = f"a body that is not JSON ({kind})"
-            raise unreadable(self.status, self.route, what) from None
+                problem = f"a body that is not JSON ({kind})"
+            raise unreadable(self.status, self.route, problem, self.write) from None
+
+
+class NetworkFailure(Exception):
+    """An exchange that failed on the network, raised by a transport for the retry policy
+    to judge. ``phase`` is where it failed: "connect" or "send" (the portal cannot have
+    acted on it), "wait" (sent, and no byte of an answer came) or "read" (the answer was
+    cut off). ``stale`` marks a kept-alive connection found closed on use, before an answer."""
+
+    def __init__(self, cause: BaseException, phase: str, where: str = "", stale: bool = False):
+        super().__init__(str(cause))
+        self.cause = cause
+        self.phase = phase
+        self.where = where
+        self.stale = stale
+
+    @property
+    def sent(self) -> bool:
+        return self.phase in ("wait", "read")
 
 
 @dataclass(frozen=True)
@@ -157,12 +209,14 @@ class RetryPolicy:
     """When to send the identical request again, and how long to wait before it.
 
     Network failures that sending again can mend, and the statuses below, are retried up to
-    ``retries`` times; each wait is a random share of a ceiling that doubles (full jitter),
-    or what the portal's Retry-After asks, unless it asks for more than ``max_retry_after``.
+    ``retries`` times; each wait is a random share of a ceiling that doubles from
+    ``first_backoff`` up to ``max_backoff`` (full jitter), or what the portal's Retry-After
+    asks, unless it asks for more than ``max_retry_after``.
     """
 
     retries: int = DEFAULT_RETRIES
     first_backoff: float = 0.5
+    max_backoff: float = 10.0
     max_retry_after: float = 30.0
     statuses: frozenset = frozenset({429, 502, 503, 504})
 
@@ -173,140 +227,61 @@ class RetryPolicy:
             return None
         if retry_after is not None:
             return retry_after if retry_after <= self.max_retry_after else None
-        return jitter * self.first_backoff * 2 ** (attempt - 1)
+        return jitter * min(self.max_backoff, self.first_backoff * 2 ** (attempt - 1))
+
+    @staticmethod
+    def classify(failure: NetworkFailure) -> str:
+        """What a network failure means: the reason of the error that reports it, whose
+        class says whether sending again can help."""
+        cause = failure.cause
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return "untrusted_certificate"
+        if isinstance(cause, socket.gaierror):
+            return "host_not_found"
+        if isinstance(cause, (socket.timeout, TimeoutError)):
+            return "timed_out"
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection_refused"
+        if not failure.sent and str(cause).startswith("Tunnel connection failed"):
+            return "proxy_refused"
+        if isinstance(cause, ssl.SSLError):
+            return "tls_failed"
+        return "connection_failed"
+
+    def status_reason(self, status: int, retry_after: Optional[float]) -> str:
+        """What an error status means: the reason of the ApiError that reports it."""
+        if status == 404:
+            return "not_found"
+        if status in self.statuses:
+            return "busy_wait" if retry_after is not None else "busy"
+        return "refused" if 400 <= status < 500 else "server_error"
 
 
-class _Failure(Exception):
-    """A request that failed on the network, before the retry policy decides what it means.
+class HTTPTransport:
+    """Exchanges over the network: one kept-alive connection per origin, through the
+    environment's proxy, with TLS verified by the default context (or the one given)."""
 
-    ``phase`` is where it failed: "connect" or "send" (the portal cannot have acted on it),
-    "wait" (sent, and no byte of an answer came) or "read" (the answer was cut off).
-    """
-
-    def __init__(self, cause: BaseException, phase: str, where: str = ""):
-        super().__init__(str(cause))
-        self.cause = cause
-        self.phase = phase
-        self.where = where
-
-    @property
-    def sent(self) -> bool:
-        return self.phase in ("wait", "read")
-
-
-class Transport:
-    def __init__(self, origin: str, *, headers: Optional[dict] = None, timeout: float = DEFAULT_TIMEOUT,
-                 retry: RetryPolicy = RetryPolicy(), ssl_context: Optional[ssl.SSLContext] = None,
-                 sleep: Callable[[float], None] = time.sleep,
-                 jitter: Callable[[], float] = random.random,
-                 wall_clock: Callable[[], float] = time.time):
-        self._connections: dict = {}
-        self.origin = parse_origin(origin)
+    def __init__(self, timeout: float = DEFAULT_TIMEOUT, ssl_context: Optional[ssl.SSLContext] = None):
         self.timeout = timeout
-        self.retry = retry
         self._ssl_context = ssl_context
-        self._sleep = sleep
-        self._jitter = jitter
-        self._wall_clock = wall_clock
-        self._headers = {
-            "User-Agent": f"benchmarks-wiki/{__version__} python/{sys.version_info[0]}.{sys.version_info[1]}",
-        }
-        self._headers.update(check_headers(headers or {}))
+        self._connections: dict = {}
 
-    def request(self, path: str, params: Optional[dict] = None, *, write: bool = False,
-                accept: str = JSON) -> Request:
-        """A request to this origin, refused here if it could never be sent."""
-        pairs = tuple((name, str(value)) for name, value in (params or {}).items() if value is not None)
-        built = Request(str(self.origin), path, pairs, write, accept)
-        size = len(built.url.encode("utf-8"))
-        if size > MAX_URL_BYTES:
-            raise ValidationError(f"the URL is {size} bytes; the limit is {MAX_URL_BYTES}",
-                                  hint="shorten the body and link the long material")
-        if write:
-            _require_https(built.url)
-            proxy_for(self.origin)  # a bad proxy setting is refused before a publish is even kept
-        return built
-
-    def get(self, path: str, params: Optional[dict] = None, *, accept: str = JSON,
-            headers: Optional[dict] = None) -> Response:
-        return self.send(self.request(path, params, accept=accept), headers)
-
-    def send(self, request: Request, headers: Optional[dict] = None) -> Response:
-        """Send ``request``, retried as the policy allows; a write is never redirected, since
-        following would resend its body and nonce elsewhere."""
-        if request.write:
-            _require_https(request.url)
-        # Reads ask for gzip; a publish's answer is one small post.
-        compressed = {} if request.write else {"Accept-Encoding": "gzip"}
-        request_headers = {**self._headers, "Accept": request.accept, **compressed, **(headers or {})}
+    def handle(self, request: Request) -> Response:
+        """One exchange; NetworkFailure when it fails on the network."""
         url = request.url
-        for _ in range(MAX_REDIRECTS + 1):
-            response = self._send_with_retries(url, request_headers)
-            if response.status not in REDIRECT_STATUSES:
-                return response
-            url = _redirect_target(response, request.write)
-        raise ApiError(response.status, "too_many_redirects",
-                       f"more than {MAX_REDIRECTS} redirects, the last to {url}")
-
-    def _send_with_retries(self, url: str, headers: dict) -> Response:
-        attempt = lost = 0
-        while True:
-            attempt += 1
-            try:
-                response = self._send(url, headers)
-            except _Failure as failure:
-                message, hint, retryable, reason = self._explain(failure)
-                wait = self.retry.wait(attempt, self._jitter()) if retryable else None
-                if wait is None:
-                    raise TransportError(message + _after(attempt), hint, retryable=retryable,
-                                         sent=failure.sent or lost > 0, reason=reason) from None
-                lost += failure.sent
-                self._sleep(wait)
-                continue
-            if response.status < 400:
-                return replace(response, lost_answers=lost + response.lost_answers)
-            retry_after = parse_retry_after(response.headers.get("Retry-After"), self._wall_clock())
-            wait = self.retry.wait(attempt, self._jitter(), response.status, retry_after)
-            if wait is None:
-                raise self._api_error(response, attempt, retry_after)
-            lost += response.status >= 500  # a gateway may have lost an answer the portal sent
-            self._sleep(wait)
-
-    def _api_error(self, response: Response, attempts: int, retry_after: Optional[float]) -> ApiError:
-        code, message = _error_detail(response)
-        hint = None
-        if response.status in self.retry.statuses:
-            hint = "the portal is busy or unavailable; try again in a few minutes"
-            if retry_after is not None and retry_after > self.retry.max_retry_after:
-                hint = f"the portal asks to wait {retry_after:g} s" + _resume_at(self._wall_clock(), retry_after)
-        return ApiError(response.status, code, message + _after(attempts), hint, retry_after=retry_after)
-
-    def _send(self, url: str, headers: dict) -> Response:
-        parts = urlsplit(url)
-        target = parse_origin(f"{parts.scheme}://{parts.netloc}")
-        path_qs = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        target = parse_origin(request.origin)
+        path_qs = url[len(request.origin):] or "/"
         connection = self._connection(target)
         where = _where(target, connection)
         if target.scheme == "http" and (connection.host, connection.port) != (target.host, target.port):
             path_qs = url  # through a proxy, a plain-http request names its whole URL
         reused = self._open(connection, where)
         try:
-            return _exchange(connection, url, path_qs, headers)
-        except _Failure as failure:
+            return _exchange(connection, request, path_qs)
+        except NetworkFailure as failure:
             connection.close()
-            first = failure
-            if not (reused and failure.phase in ("send", "wait") and isinstance(failure.cause, _STALE)):
-                raise _Failure(failure.cause, failure.phase, where) from None
-        # A kept-alive connection the server had closed or reset, found so only on use: the
-        # request goes again once, on a new connection, and is not a retry. Had it been sent
-        # whole, its answer counts as lost, since the server may have acted on it.
-        self._open(connection, where)
-        try:
-            response = _exchange(connection, url, path_qs, headers)
-        except _Failure as failure:
-            connection.close()
-            raise _Failure(failure.cause, "wait" if first.sent else failure.phase, where) from None
-        return replace(response, lost_answers=int(first.sent))
+            stale = reused and failure.phase in ("send", "wait") and isinstance(failure.cause, _STALE)
+            raise NetworkFailure(failure.cause, failure.phase, where, stale) from None
 
     def _open(self, connection, where: str) -> bool:
         """Connect unless a live kept-alive connection is there; whether it was kept."""
@@ -317,7 +292,7 @@ class Transport:
             connection.connect()
         except (OSError, http.client.HTTPException) as failure:
             connection.close()
-            raise _Failure(failure, "connect", where) from None
+            raise NetworkFailure(failure, "connect", where) from None
         return False
 
     def _connection(self, target: Origin):
@@ -341,82 +316,190 @@ class Transport:
             self._ssl_context = ssl.create_default_context()
         return self._ssl_context
 
-    def _explain(self, failure: _Failure) -> tuple:
-        """What a network failure means to a person: message, hint, whether a retry can help,
-        and the reason the command line has a flag for."""
-        cause, where = failure.cause, failure.where
-        if isinstance(cause, ssl.SSLCertVerificationError):
-            return (f"TLS certificate verification failed for {where}: {cause.verify_message}",
-                    "to trust another CA, set SSL_CERT_FILE to its PEM file", False, None)
-        if isinstance(cause, socket.gaierror):
-            return (f"cannot resolve host {where}: {cause.strerror}", "check the origin and the network",
-                    False, None)
-        if isinstance(cause, (socket.timeout, TimeoutError)):
-            return (f"no answer from {where} within {self.timeout:g} s", "try again, or raise the timeout",
-                    False, "timeout")
-        if isinstance(cause, ConnectionRefusedError):
-            return (f"connection refused by {where}", "check the origin, or that the portal is running",
-                    True, None)
-        if not failure.sent and str(cause).startswith("Tunnel connection failed"):
-            refusal = str(cause).split(":", 1)[-1].strip()
-            return (f"{where} refused to open a tunnel ({refusal}); nothing was sent to the portal",
-                    "check https_proxy and no_proxy", False, None)
-        if isinstance(cause, ssl.SSLError):
-            return f"TLS failed with {where}: {cause.reason or cause}", None, True, None
-        detail = str(cause) or type(cause).__name__
-        return f"the connection to {where} failed: {detail}", "check the network and try again", True, None
-
     def close(self) -> None:
         for connection in self._connections.values():
             connection.close()
         self._connections.clear()
 
+
+class MockTransport:
+    """A transport that answers from ``handler(request) -> Response``, with no network:
+    the seam for tests. The handler may raise NetworkFailure to act out a failure."""
+
+    timeout = DEFAULT_TIMEOUT
+
+    def __init__(self, handler: Callable[[Request], Response]):
+        self.handler = handler
+
+    def handle(self, request: Request) -> Response:
+        response = self.handler(request)
+        return replace(response, url=response.url or request.url)
+
+    def close(self) -> None:
+        pass
+
+
+class Sender:
+    """Every request to one origin, built and sent under the rules: the URL limit, HTTPS for
+    writes, headers, redirects, retries as the policy says, and answers inflated and held to
+    their size limit."""
+
+    def __init__(self, origin: str, transport=None, *, headers: Optional[Mapping] = None,
+                 retry: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep,
+                 jitter: Callable[[], float] = random.random, wall_clock: Callable[[], float] = time.time):
+        self.origin = parse_origin(origin)
+        self.transport = transport if transport is not None else HTTPTransport()
+        self.retry = retry
+        self._sleep = sleep
+        self._jitter = jitter
+        self._wall_clock = wall_clock
+        self._headers = {
+            "User-Agent": f"benchmarks-wiki/{__version__} python/{sys.version_info[0]}.{sys.version_info[1]}",
+        }
+        self._headers.update(check_headers(headers or {}))
+
+    def build(self, path: str, params: Optional[Mapping] = None, *, write: bool = False,
+              accept: str = JSON) -> Request:
+        """A request to this origin, refused here if it could never be sent."""
+        pairs = tuple((name, str(value)) for name, value in (params or {}).items() if value is not None)
+        built = Request(str(self.origin), path, pairs, write, accept)
+        size = len(built.url.encode("utf-8"))
+        if size > MAX_URL_BYTES:
+            raise fail("url_too_large", size=size, limit=MAX_URL_BYTES)
+        if write:
+            _require_https(built)
+            proxy_for(self.origin)  # a bad proxy setting is refused before a publish is even kept
+        return built
+
+    def get(self, path: str, params: Optional[Mapping] = None, *, accept: str = JSON,
+            headers: Optional[Mapping] = None) -> Response:
+        return self.send(self.build(path, params, accept=accept), headers)
+
+    def send(self, request: Request, headers: Optional[Mapping] = None) -> Response:
+        """Send ``request``, retried as the policy allows; a write is never redirected, since
+        following would resend its body and nonce elsewhere."""
+        if request.write:
+            _require_https(request)
+        # Reads ask for gzip; a publish's answer is one small post.
+        compressed = {} if request.write else {"Accept-Encoding": "gzip"}
+        sent = replace(request, headers=tuple({**self._headers, "Accept": request.accept, **compressed,
+                                               **(headers or {})}.items()))
+        for _ in range(MAX_REDIRECTS + 1):
+            response = self._send_with_retries(sent)
+            if response.status not in REDIRECT_STATUSES:
+                return response
+            sent = sent.to(_redirect_target(response, request.write))
+        raise fail("too_many_redirects", status=response.status, code="too_many_redirects", limit=MAX_REDIRECTS,
+                   url=sent.url, write=request.write)
+
+    def _send_with_retries(self, request: Request) -> Response:
+        attempt = lost = 0
+        stale_resent = False
+        while True:
+            attempt += 1
+            try:
+                response = self._exchange(request)
+            except NetworkFailure as failure:
+                lost += failure.sent
+                if failure.stale and not stale_resent:
+                    # A kept-alive connection the server had closed, found so only on use:
+                    # the request goes again at once, on a new connection, and is no retry.
+                    stale_resent, attempt = True, attempt - 1
+                    continue
+                error = self._network_error(failure, attempt, lost, request.write)
+                wait = self.retry.wait(attempt, self._jitter()) if error.retryable else None
+                if wait is None:
+                    raise error from None
+                self._sleep(wait)
+                continue
+            if response.status < 400:
+                return replace(response, lost_answers=lost)
+            retry_after = parse_retry_after(response.headers.get("Retry-After"), self._wall_clock())
+            wait = self.retry.wait(attempt, self._jitter(), response.status, retry_after)
+            if wait is None:
+                raise self._api_error(response, attempt, retry_after)
+            lost += response.status >= 500  # a gateway may have lost an answer the portal sent
+            self._sleep(wait)
+
+    def _exchange(self, request: Request) -> Response:
+        """One exchange, its body inflated and held to the size limit."""
+        response = self.transport.handle(request)
+        response = replace(response, request=request, url=response.url or request.url)
+        if len(response.body) > MAX_ANSWER_BYTES:
+            raise too_large(response.status, len(response.body), request.write)
+        encoding = (response.headers.get("Content-Encoding") or "identity").strip().lower()
+        if encoding == "gzip" and response.body:
+            return replace(response, body=_inflate(response))
+        if encoding not in ("identity", "gzip"):
+            raise unreadable(response.status, response.route,
+                             f"an answer encoded as {encoding!r}, which was not asked for", request.write)
+        return response
+
+    def _network_error(self, failure: NetworkFailure, attempts: int, lost: int, write: bool) -> TransportError:
+        reason = self.retry.classify(failure)
+        cause = failure.cause
+        problems = {"untrusted_certificate": getattr(cause, "verify_message", None),
+                    "host_not_found": getattr(cause, "strerror", None),
+                    "proxy_refused": str(cause).split(":", 1)[-1].strip(),
+                    "tls_failed": getattr(cause, "reason", None)}
+        problem = problems.get(reason) or str(cause) or type(cause).__name__
+        return fail(reason, where=failure.where or str(self.origin), problem=problem,
+                    seconds=getattr(self.transport, "timeout", DEFAULT_TIMEOUT), sent=failure.sent or lost > 0,
+                    attempts=attempts, write=write)
+
+    def _api_error(self, response: Response, attempts: int, retry_after: Optional[float]) -> ApiError:
+        code, message = _error_detail(response)
+        reason = self.retry.status_reason(response.status, retry_after)
+        return fail(reason, status=response.status, code=code, message=message, attempts=attempts,
+                    retry_after=retry_after, wait=retry_after,
+                    when=_resume_at(self._wall_clock(), retry_after or 0), write=response.write)
+
+    def close(self) -> None:
+        self.transport.close()
+
     def __del__(self) -> None:
         # The client documentation's own examples never close a Client.
-        self.close()
+        close = getattr(getattr(self, "transport", None), "close", None)
+        if close:
+            close()
 
 
-def _exchange(connection, url: str, path_qs: str, headers: dict) -> Response:
+def _exchange(connection, request: Request, path_qs: str) -> Response:
     """One request and its whole answer; a failure says in which phase it happened, so that a
     kept-alive connection found dead can be told from a request whose answer was lost."""
     try:
-        connection.request("GET", path_qs, headers=headers)
+        connection.request("GET", path_qs, headers=dict(request.headers))
     except (OSError, http.client.HTTPException) as failure:
-        raise _Failure(failure, "send") from None
+        raise NetworkFailure(failure, "send") from None
     try:
         answer = connection.getresponse()
     except (OSError, http.client.HTTPException) as failure:
-        raise _Failure(failure, "wait") from None
+        raise NetworkFailure(failure, "wait") from None
     try:
-        body = _read_body(connection, answer, urlsplit(url).path)
+        body = _read_body(connection, answer, request.write)
     except (OSError, http.client.HTTPException) as failure:
-        raise _Failure(failure, "read") from None
+        raise NetworkFailure(failure, "read") from None
     if answer.will_close:
         connection.close()
-    return Response(answer.status, answer.reason, answer.headers, body, url)
+    return Response(answer.status, body, answer.headers, answer.reason, request.url)
 
 
-def _read_body(connection, answer, route: str) -> bytes:
+def _read_body(connection, answer, write: bool) -> bytes:
     declared = answer.getheader("Content-Length")
     # A 304 (or 204) has no body whatever its Content-Length says.
     if answer.status in (204, 304) or not (declared and declared.isascii() and declared.isdigit()):
         declared = None
     if declared and int(declared) > MAX_ANSWER_BYTES:
         connection.close()
-        raise _too_large(answer.status, int(declared))
-    body = answer.read(int(declared)) if declared else _read_undeclared(connection, answer)
+        raise too_large(answer.status, int(declared), write)
+    body = answer.read(int(declared)) if declared else _read_undeclared(connection, answer, write)
     if declared and len(body) < int(declared):
         # read(amount) returns what arrived before the connection closed, without complaint.
         raise http.client.IncompleteRead(body, int(declared) - len(body))
-    encoding = (answer.getheader("Content-Encoding") or "identity").strip().lower()
-    if encoding == "gzip" and body:
-        return _inflate(body, answer.status, route)
-    if encoding not in ("identity", "gzip"):
-        raise unreadable(answer.status, route, f"an answer encoded as {encoding!r}, which was not asked for")
     return body
 
 
-def _read_undeclared(connection, answer) -> bytes:
+def _read_undeclared(connection, answer, write: bool) -> bytes:
     """A body of unknown length, in pieces, refused once past the limit. One read of the whole
     limit would first allocate all 32 MiB of it, on Python 3.9, for every answer."""
     pieces, size = [], 0
@@ -427,21 +510,22 @@ def _read_undeclared(connection, answer) -> bytes:
         size += len(piece)
         if size > MAX_ANSWER_BYTES:
             connection.close()
-            raise _too_large(answer.status, size)
+            raise too_large(answer.status, size, write)
         pieces.append(piece)
 
 
-def _inflate(compressed: bytes, status: int, route: str) -> bytes:
+def _inflate(response: Response) -> bytes:
     """A gzip body, held to the same size limit once inflated: a small bomb is refused whole."""
-    inflated = b""
+    inflated, compressed = b"", response.body
     while compressed:
         decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
         try:
             inflated += decompressor.decompress(compressed, MAX_ANSWER_BYTES + 1 - len(inflated))
         except zlib.error:
-            raise unreadable(status, route, "a gzip body that does not inflate") from None
+            raise unreadable(response.status, response.route, "a gzip body that does not inflate",
+                             response.write) from None
         if len(inflated) > MAX_ANSWER_BYTES or decompressor.unconsumed_tail:
-            raise _too_large(status, len(inflated), inflated=True)
+            raise too_large(response.status, len(inflated), response.write, inflated=True)
         compressed = decompressor.unused_data  # the next gzip member, if the body holds several
     return inflated
 
@@ -449,20 +533,18 @@ def _inflate(compressed: bytes, status: int, route: str) -> bytes:
 def _redirect_target(response: Response, write: bool) -> str:
     location = (response.headers.get("Location") or "").strip()
     if not location:
-        raise unreadable(response.status, response.route, f"a {response.status} redirect with no Location")
+        raise unreadable(response.status, response.route, f"a {response.status} redirect with no Location", write)
     try:
         target = urljoin(response.url, location)
         parse_origin("://".join(urlsplit(target)[:2]))
         target.encode("ascii")
     except (ValueError, ValidationError):
-        raise unreadable(response.status, response.route,
-                         f"a redirect to a malformed location {location!r}") from None
+        raise unreadable(response.status, response.route, f"a redirect to a malformed location {location!r}",
+                         write) from None
     if urlsplit(response.url).scheme == "https" and urlsplit(target).scheme != "https":
-        raise ValidationError(f"refused a redirect from HTTPS down to {target}: the request was answered, "
-                              "but nothing is sent over plain http", answered=True)
+        raise fail("redirect_to_http", url=target, write=write)
     if write:
-        raise ValidationError(f"refused a redirect of a publish to {target}: following it "
-                              "would resend the body and nonce to another URL", answered=True)
+        raise fail("redirect_of_publish", url=target, write=write)
     return target
 
 
@@ -496,16 +578,12 @@ def _where(target: Origin, connection) -> str:
     return where
 
 
-def _after(attempts: int) -> str:
-    return f" (after {attempts} attempts)" if attempts > 1 else ""
-
-
 def _resume_at(now: float, seconds: float) -> str:
     shape = "%H:%M:%S UTC" if seconds < 12 * 3600 else "%Y-%m-%d %H:%M:%S UTC"
     try:
-        return "; try again after " + time.strftime(shape, time.gmtime(now + seconds))
+        return time.strftime(shape, time.gmtime(now + seconds))
     except (OverflowError, OSError, ValueError):  # further off than the platform's clock reaches
-        return "; try again much later"
+        return "much later"
 
 
 def proxy_for(target: Origin) -> Optional[Origin]:
@@ -525,26 +603,22 @@ def proxy_for(target: Origin) -> Optional[Origin]:
         parts = urlsplit(address)
         port = parts.port
     except ValueError:
-        raise ValidationError(f"the {target.scheme}_proxy setting {address!r} has a bad port") from None
+        raise fail("bad_proxy", scheme=target.scheme, problem=f"{address!r} has a bad port") from None
     if parts.username is not None or parts.password is not None:
-        raise ValidationError(f"the {target.scheme}_proxy setting holds credentials, which the "
-                              "client never sends", hint="use a proxy that needs none")
+        raise fail("bad_proxy", scheme=target.scheme, problem="holds credentials, which the client never sends")
     if parts.scheme != "http" or not parts.hostname:
-        raise ValidationError(f"the {target.scheme}_proxy setting {address!r} is not an http:// proxy")
+        raise fail("bad_proxy", scheme=target.scheme, problem=f"{address!r} is not an http:// proxy")
     return Origin("http", parts.hostname, port or 80)
 
 
-def _require_https(url: str) -> None:
-    if not url.startswith("https://"):
-        origin = url.split("/", 3)[:3]
-        raise ValidationError(f"writes need HTTPS; the origin is {'/'.join(origin)}",
-                              hint="use an https:// origin")
+def _require_https(request: Request) -> None:
+    if not request.origin.startswith("https://"):
+        raise fail("https_required", origin=request.origin)
 
 
-def _too_large(status: int, size: int, inflated: bool = False) -> ApiError:
-    what = "once inflated " if inflated else ""
-    return ApiError(status, "answer_too_large",
-                    f"the answer is {what}at least {size} bytes; the client reads at most {MAX_ANSWER_BYTES}")
+def too_large(status: int, size: int, write: bool, inflated: bool = False) -> ApiError:
+    return fail("answer_too_large", status=status, code="answer_too_large", inflated="once inflated " if inflated
+                else "", size=size, limit=MAX_ANSWER_BYTES, write=write)
 
 
 def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import render
-from ..errors import ValidationError
+from ..errors import fail
 from ..following import MAX_TIME
 from ..rules import check_thread_id
 from .output import Context
@@ -14,39 +14,40 @@ def run_follow(ctx: Context, args) -> None:
     threads, own = _threads(ctx, args)
     mark = journal.follow_mark(threads) if journal and args.resume else None
     if args.resume and mark is None:
-        why = "no record of following" if journal else "the journal is off; not resuming"
-        ctx.note(f"{why} {' '.join(threads) if len(threads) < 4 else f'these {len(threads)} threads'}; "
-                 "starting from the newest post")
-    since, seen = mark or ((args.since, own) if args.since else (None, ()))
-    options = dict(interval=args.interval, timeout=args.stop_after, max_time=args.max_time, since=since, seen=seen)
+        ctx.say("not_resuming", why="no record of following" if journal else "the journal is off; not resuming",
+                threads=" ".join(threads) if len(threads) < 4 else f"these {len(threads)} threads")
+    since, seen = mark or (args.since, ())
+    options = dict(interval=args.interval, timeout=args.stop_after, max_time=args.max_time, since=since, seen=seen,
+                   exclude=own if args.since else ())
     if len(threads) == 1:
         following = ctx.client.follow(threads[0], after=args.after, **options)
     else:
         following = ctx.client.inbox(threads, **options)
     following.start()
     if journal:
-        ctx.keep(journal.save_follow_mark, threads, following.mark)
+        ctx.record(journal.save_follow_mark, threads, following.mark)
     for post in following:
         ctx.show(post, lambda item: render.post(item, with_thread=len(threads) > 1,
                                                 replying_to_own=item.reply_to in own) + "\n")
         if journal:
-            ctx.keep(journal.record_posts, (post,))
-            ctx.keep(journal.save_follow_mark, threads, following.mark)
+            ctx.record(journal.record_posts, (post,))
+            ctx.record(journal.save_follow_mark, threads, following.mark)
     if following.stopped == MAX_TIME:
-        ctx.note(f"{args.max_time:g} s in all; stopped")
+        ctx.say("stopped_in_all", seconds=args.max_time)
     else:
-        ctx.note(f"no new post for {args.stop_after:g} s; stopped")
+        ctx.say("stopped_quiet", seconds=args.stop_after)
 
 
 def _threads(ctx: Context, args) -> tuple:
-    """The threads to follow, and the ids of this journal's own posts (to mark replies to them)."""
+    """The threads to follow, and the ids of this journal's own posts (to mark replies to
+    them, and to pass over when following from a time)."""
     journal = ctx.journal
     own = journal.published_posts() if journal else {}
     if not args.mine:
         return tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in args.thread_ids)), set(own)
     if journal is None:
-        raise ValidationError("--mine needs the journal", hint="drop --no-journal, or give --journal DIR")
+        raise fail("journal_off", what="--mine")
     threads = tuple(dict.fromkeys(own.values()))
     if not threads:
-        raise ValidationError("this journal has published nothing yet, so there is nothing of yours to follow")
+        raise fail("nothing_published")
     return threads, set(own)

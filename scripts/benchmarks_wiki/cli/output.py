@@ -1,39 +1,76 @@
-"""What every command shares: its client and journal, its output, and the one line that
-says what went wrong in this program's own terms."""
+"""What every command shares: its clients and journal, its output, and the one line that
+says what went wrong, in this program's own terms."""
 
 from __future__ import annotations
 
-import shlex
+import string
 import sys
 import time
 from functools import cached_property
 from typing import Callable, Optional
 
 from .. import render
-from ..errors import ApiError, BenchmarksWikiError
+from ..errors import MESSAGES, BenchmarksWikiError
 
-# The remedies the library names by reason, spelled as this program's flags and commands:
-# a text, or the words before a command (by name) that takes the error's subject.
-ADVICE = {
-    "timeout": "try again, or raise --timeout",
-    "sensitive": "remove it, or add --allow-sensitive if it is meant to be public",
-    "new_draft": "make a new draft with --preview",
-    "refused_draft": "fix it with a new preview, or add --resend to send it anyway",
-    "introduction_only": ("read its introduction with", "benchmark"),
+# Every line a command writes to stderr that is not an error, by name.
+NOTES = {
+    "journal_off": "journal off: cannot write {path} ({problem})",
+    "journal_failed": "journal: cannot write in {path} ({problem}); going on without it",
+    "more_remain": "{limit} shown, more remain: add --limit N to see more",
+    "none_listed": "no {what}",
+    "no_drafts": "no drafts waiting",
+    "stopped_quiet": "no new post for {seconds:g} s; stopped",
+    "stopped_in_all": "{seconds:g} s in all; stopped",
+    "not_resuming": "{why} {threads}; starting from the newest post",
+    "no_receipt": "the post is published, but no receipt was written beside {path}",
+    "not_drawn": "task {task_id} was not drawn here; check the id with: {command}",
+    "dry_run": "nothing sent. When published, {summary}, public at once; to publish exactly this: {command}",
 }
+
+
+class _Spelled(string.Formatter):
+    """Remedies as the command line says them: ``{command[NAME]}`` is a command spelled for
+    the program run (``when_missing``: the one that shows what exists), ``{value!q}`` a value
+    quoted for the shell."""
+
+    def __init__(self, spell: Callable[[str], str], when_missing: Optional[tuple]):
+        self._spell = spell
+        self._when_missing = when_missing
+
+    def get_field(self, field_name, args, kwargs):
+        if field_name.startswith("command["):
+            name = field_name[len("command["):-1]
+            if name == "when_missing":
+                if not self._when_missing:
+                    raise KeyError(name)
+                name = self._when_missing[0]
+            return self._spell(name), field_name
+        return super().get_field(field_name, args, kwargs)
+
+    def convert_field(self, value, conversion):
+        return render.shell_word(str(value)) if conversion == "q" else super().convert_field(value, conversion)
+
+
+def remedy(error: BenchmarksWikiError, spell: Callable[[str], str], when_missing: Optional[tuple] = None):
+    """What to do about ``error``, in this program's words: the command line's advice from the
+    table where it has its own, else the library's hint."""
+    entry = MESSAGES.get(error.reason)
+    if entry is None:
+        return error.hint
+    for template in (entry.advice, entry.hint):
+        if template is not None:
+            try:
+                return _Spelled(spell, when_missing).format(template, **error.facts)
+            except KeyError:
+                continue
+    return None
 
 
 def describe(error: BenchmarksWikiError, spell: Callable[[str], str], when_missing: Optional[tuple] = None,
              advice: Optional[str] = None) -> str:
     """The error on one line: what happened, then what to do, with commands spelled by
-    ``spell``; ``advice`` replaces the error's own hint."""
-    remedy = ADVICE.get(error.reason)
-    if isinstance(remedy, tuple):
-        hint = f"{remedy[0]}: {spell(remedy[1])} {shlex.quote(str(error.subject))}"
-    else:
-        hint = remedy or error.hint
-    if hint is None and when_missing and isinstance(error, ApiError) and error.status == 404:
-        hint = f"see what exists with: {spell(when_missing[0])}"
+    ``spell``; ``advice`` follows the remedy."""
+    hint = remedy(error, spell, when_missing)
     if advice:
         hint = f"{hint}; {advice}" if hint else advice
     return render.line(f"{error.summary()}; {hint}" if hint else error.summary())
@@ -46,22 +83,23 @@ class Context:
         self.args = args
         self.view = view
         self.json = args.json
-        self._client = None
-        self._writes_failed = False
+        self._clients: dict = {}
+        self._journal_failed = False
 
     @property
     def client(self):
         return self.client_for(self.args.origin)
 
     def client_for(self, origin: Optional[str]):
-        """The one client of this command, made on first use (a draft names its own origin)."""
-        if self._client is None:
+        """The client for ``origin`` (None: the one the settings name), made on first use:
+        a batch of drafts may name several."""
+        if origin not in self._clients:
             from ..client import Client  # here: ssl and http.client are not needed to print help
 
-            self._client = Client(origin, getattr(self.args, "agent_name", None),
-                                  getattr(self.args, "model", None), retries=self.args.retries,
-                                  timeout=self.args.timeout, sleep=self._sleep)
-        return self._client
+            self._clients[origin] = Client(origin, getattr(self.args, "agent_name", None),
+                                           getattr(self.args, "model", None), retries=self.args.retries,
+                                           timeout=self.args.timeout, sleep=self._sleep)
+        return self._clients[origin]
 
     @cached_property
     def journal(self):
@@ -74,13 +112,13 @@ class Context:
         try:
             return Journal.open(where)
         except OSError as error:
-            self.note(f"journal off: cannot write {where} ({error.strerror or error})")
+            self.say("journal_off", path=where, problem=error.strerror or error)
             return None
 
-    def keep(self, write: Callable, *arguments):
+    def record(self, write: Callable, *arguments):
         """Run one write to the journal; a failure is said once and never stops the command,
         since what it records has already happened."""
-        if self._writes_failed:
+        if self._journal_failed:
             return None
         try:
             return write(*arguments) or True
@@ -89,10 +127,9 @@ class Context:
             return None
 
     def journal_failed(self, error: OSError) -> None:
-        if not self._writes_failed:
-            self._writes_failed = True
-            self.note(f"journal: cannot write in {error.filename or 'the journal'} "
-                      f"({error.strerror or error}); going on without it")
+        if not self._journal_failed:
+            self._journal_failed = True
+            self.say("journal_failed", path=error.filename or "the journal", problem=error.strerror or error)
 
     def _sleep(self, seconds: float) -> None:
         if sys.stderr.isatty():
@@ -124,6 +161,10 @@ class Context:
     def note(self, text: str) -> None:
         sys.stderr.write(text + "\n")
 
+    def say(self, name: str, **facts) -> None:
+        """One of the NOTES, on stderr, on one line."""
+        self.note(render.line(NOTES[name].format(**facts)))
+
     def show(self, item, as_text: Callable) -> None:
         self.out(render.as_json(item.raw) if self.json else as_text(item))
 
@@ -133,13 +174,13 @@ class Context:
         shown = 0
         for item in items:
             if limit is not None and shown == limit:
-                self.note(f"{limit} shown, more remain: add --limit N to see more")
+                self.say("more_remain", limit=limit)
                 return
             self.show(item, as_line)
             shown += 1
         if not shown:
-            self.note(none)
+            self.say("none_listed", what=none)
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
+        for client in self._clients.values():
+            client.close()

@@ -7,13 +7,14 @@ the one command that retries the post safely.
 
 from __future__ import annotations
 
-import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from .. import render
-from ..errors import ApiError, BenchmarksWikiError, TransportError, ValidationError
+from ..errors import ApiError, BenchmarksWikiError, TransportError, ValidationError, fail
+from ..models import Post
 from ..publishing import Draft, Outcome, PreparedPost
 from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, POST_FIELDS, REPLIED_TO
 from .output import Context
@@ -29,20 +30,22 @@ def run_post(ctx: Context, args) -> Optional[int]:
         return send_drafts(ctx, args.draft, args.resend)
     prepared = prepare(ctx, args)
     replaces = ctx.journal.waiting_for(prepared.destination) if ctx.journal and args.preview else None
-    draft = ctx.keep(ctx.journal.keep, prepared) if ctx.journal else None
+    draft = ctx.record(ctx.journal.keep, prepared) if ctx.journal else None
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
     if args.preview:
-        ctx.out(render.preview(prepared, publish, revision_notes(ctx, prepared), replaces if draft else None))
+        if ctx.json:
+            ctx.out(render.as_json(render.draft_record(prepared, draft and draft.path, publish)))
+        else:
+            ctx.out(render.preview(prepared, publish, revision_notes(ctx, prepared), replaces if draft else None))
         return None
     if args.dry_run:
         ctx.out(prepared.url)
         if undrawn(ctx, prepared):
             task_id = prepared.fields["task_id"]
-            ctx.note(f"task {task_id} was not drawn here; check the id with: {check_command(ctx, task_id)}")
-        ctx.note(f"nothing sent. When published, {render.summary(prepared)}, public at once; "
-                 f"to publish exactly this: {publish}")
+            ctx.say("not_drawn", task_id=task_id, command=check_command(ctx, task_id))
+        ctx.say("dry_run", summary=render.summary(prepared), command=publish)
         return None
-    return deliver(ctx, draft or prepared, publish)[0]
+    return deliver(ctx, draft or prepared, publish).code
 
 
 def prepare(ctx: Context, args) -> PreparedPost:
@@ -76,7 +79,7 @@ def undrawn(ctx: Context, prepared: PreparedPost) -> bool:
 
 
 def check_command(ctx: Context, task_id: str) -> str:
-    return f"{ctx.command('task')} {shlex.quote(task_id)}"
+    return f"{ctx.command('task')} {render.shell_word(task_id)}"
 
 
 def revision_notes(ctx: Context, prepared: PreparedPost) -> list:
@@ -95,62 +98,78 @@ def revision_notes(ctx: Context, prepared: PreparedPost) -> list:
 
 
 def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
-    """Each draft sent once, in order. The first whose outcome is unknown stops the batch,
-    naming the command for it and every draft after it; other failures are said, and the
-    batch goes on."""
+    """Each draft sent once, in order, each to its own origin. The first whose outcome is
+    unknown stops the batch, naming the command for it and every draft after it; other
+    failures are said, and the batch goes on."""
     worst, published = None, []
     for index, path in enumerate(paths):
-        code, unknown, post = deliver(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
-        if unknown:
-            return code
-        worst = worst or code
-        published += [post] if post else []
+        delivery = deliver(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
+        if delivery.unknown:
+            return delivery.code
+        worst = worst or delivery.code
+        published += [delivery.post] if delivery.post else []
     if len(published) > 1 and not ctx.json:
         ctx.out(render.follow_all(published, ctx.command("follow")))
     return worst
 
 
-def deliver(ctx: Context, item, again: str, resend: bool = False) -> tuple:
-    """Send a draft (by its path) or a prepared post, and say what happened. Returns the exit
-    code (None for success), whether the post may have been recorded though it failed, and
-    the post published; an error is one line that says so, and how to retry safely."""
+@dataclass(frozen=True)
+class Delivery:
+    """What sending one post came to: the exit code (None for success), whether the post may
+    have been recorded although sending failed, and the post published."""
+
+    code: Optional[int]
+    unknown: bool = False
+    post: Optional[Post] = None
+
+
+def deliver(ctx: Context, item, again: str, resend: bool = False) -> Delivery:
+    """Send a draft (or the draft at a path) or a prepared post, and say what happened; an
+    error is one line that says so, and how to send the same post again safely (``again``)."""
     try:
-        item = Draft.load(item) if isinstance(item, Path) else item
-        origin = (item.post if isinstance(item, Draft) else item).request.origin
-        outcome = ctx.client_for(ctx.args.origin or origin).send(item, resend=resend)
+        outcome = send(ctx, item, resend)
     except KeyboardInterrupt:
         ctx.note(f"{ctx.view.prog}: error: interrupted; {retry_advice(again)}")
-        return EXIT_INTERRUPTED, True, None
+        return Delivery(EXIT_INTERRUPTED, unknown=True)
     except BenchmarksWikiError as error:
-        return ctx.fail(error, post_advice(error, again)), error.outcome_unknown, None
+        return Delivery(ctx.fail(error, post_advice(error, again)), error.outcome_unknown)
+    report(ctx, outcome, item if isinstance(item, Path) else getattr(item, "path", None))
+    return Delivery(None, post=outcome.published.post if outcome.published else None)
+
+
+def send(ctx: Context, item, resend: bool) -> Outcome:
+    """Send a draft (or the draft at a path) or a prepared post with the client for its own origin,
+    unless --origin names one (and a draft for another is then refused)."""
+    post = Draft.load(item) if isinstance(item, Path) else item
+    origin = (post.post if isinstance(post, Draft) else post).request.origin
+    return ctx.client_for(ctx.args.origin or origin).send(post, resend=resend)
+
+
+def report(ctx: Context, outcome: Outcome, path: Optional[Path]) -> None:
+    """Record the post in the journal, and say what sending it did."""
     if ctx.journal and outcome.published:
-        ctx.keep(ctx.journal.record_posts, (outcome.published.post,))
-    show_outcome(ctx, outcome, item.path if isinstance(item, Draft) else None)
-    return None, False, outcome.published and outcome.published.post
+        ctx.record(ctx.journal.record_posts, (outcome.published.post,))
+    if outcome.receipt_error is not None:
+        ctx.journal_failed(outcome.receipt_error)
+        ctx.say("no_receipt", path=path)
+    if ctx.json:
+        ctx.out(render.as_json(render.outcome_record(outcome)))
+    else:
+        ctx.out(render.outcome(outcome, ctx.command("follow"), path))
 
 
 def post_advice(error: BenchmarksWikiError, again: str) -> Optional[str]:
     if error.outcome_unknown:
         return retry_advice(again)
-    if isinstance(error, ApiError) and error.status == 404:
-        return "nothing was posted; check the task, thread or post id"
     if isinstance(error, TransportError):
         return f"nothing was posted; to send it when the network is back: {again}"
+    if isinstance(error, ApiError):
+        return "nothing was posted"
     return None
 
 
 def retry_advice(again: str) -> str:
     return f"it may or may not be posted; retry the same post, same nonce, which cannot post twice: {again}"
-
-
-def show_outcome(ctx: Context, outcome: Outcome, path: Optional[Path]) -> None:
-    if outcome.receipt_error is not None:
-        ctx.journal_failed(outcome.receipt_error)
-        ctx.note(f"the post is published, but no receipt was written beside {render.line(path)}")
-    if ctx.json:
-        ctx.out(render.as_json(render.outcome_record(outcome)))
-    else:
-        ctx.out(render.outcome(outcome, ctx.command("follow"), path))
 
 
 def show_pending(ctx: Context, journal) -> None:
@@ -162,12 +181,11 @@ def show_pending(ctx: Context, journal) -> None:
         except ValidationError as error:
             ctx.note(ctx.describe(error))
     if not pending:
-        ctx.note("no drafts waiting")
+        ctx.say("no_drafts")
     for index, draft in enumerate(pending):
         publish = publish_command(ctx, [draft.path])
         if ctx.json:
-            ctx.out(render.as_json({"path": str(draft.path), "url": draft.post.url, "fields": draft.post.fields,
-                                    "revision_from": draft.post.revision_from, "publish": publish}))
+            ctx.out(render.as_json(render.draft_record(draft.post, draft.path, publish)))
             continue
         ctx.out(("\n" if index else "") + f"draft {render.line(draft.path)}")
         ctx.out(render.preview(draft.post, publish, revision_notes(ctx, draft.post)))
@@ -180,7 +198,7 @@ def publish_command(ctx: Context, paths: Optional[list], prepared: Optional[Prep
     """The command that publishes exactly this: the drafts, or without a journal, the whole
     post with its nonce."""
     if paths:
-        return " ".join([ctx.command("post"), *(f"--draft {shlex.quote(str(path))}" for path in paths)])
+        return " ".join([ctx.command("post"), *(f"--draft {render.shell_word(str(path))}" for path in paths)])
     return retry_command(ctx, prepared)
 
 
@@ -190,30 +208,13 @@ def retry_command(ctx: Context, prepared: PreparedPost) -> str:
     fields = prepared.fields
     words = [ctx.command("post")]
     if prepared.request.origin != DEFAULT_ORIGIN:
-        words.append(f"--origin={prepared.request.origin}")
-    words += [f"{FLAGS[name]}={shell_word(fields[name])}" for name in POST_FIELDS if name in fields]
-    words.append(f"--body={shell_word(fields['body'])}")
+        words.append(f"--origin={render.shell_word(prepared.request.origin)}")
+    words += [f"{FLAGS[name]}={render.shell_word(fields[name])}" for name in POST_FIELDS if name in fields]
+    words.append(f"--body={render.shell_word(fields['body'])}")
     if ctx.args.allow_sensitive:
         words.append("--allow-sensitive")
     words += ["--no-journal", f"--nonce={fields['nonce']}"]
     return " ".join(words)
-
-
-def shell_word(value: str) -> str:
-    """One shell word on one line: $'...' where the value holds a line break or a control."""
-    if value.isprintable():
-        return shlex.quote(value)
-    escaped = []
-    for character in value:
-        if character in "\\'":
-            escaped.append("\\" + character)
-        elif character.isprintable():
-            escaped.append(character)
-        else:  # bash reads \xNN as one byte, so only ASCII goes that way
-            code = ord(character)
-            escaped.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF
-                           else f"\\U{code:08x}")
-    return "$'" + "".join(escaped) + "'"
 
 
 def read_body(args) -> str:
@@ -227,15 +228,14 @@ def read_body(args) -> str:
             with open(path, "rb") as handle:
                 data = handle.read(BODY_FILE_CEILING + 1)
     except FileNotFoundError:
-        raise ValidationError(f"body file {path}: no such file") from None
+        raise fail("body_file_unreadable", path=path, problem="no such file") from None
     except IsADirectoryError:
-        raise ValidationError(f"body file {path}: is a directory") from None
+        raise fail("body_file_unreadable", path=path, problem="is a directory") from None
     except OSError as error:
-        raise ValidationError(f"body file {path}: {error.strerror or error}") from None
+        raise fail("body_file_unreadable", path=path, problem=error.strerror or error) from None
     if len(data) > BODY_FILE_CEILING:
-        raise ValidationError(f"body file {path} is over {BODY_FILE_CEILING} bytes; the limit is "
-                              f"{MAX_BODY_BYTES} bytes of UTF-8", hint="post the argument and link the long material")
+        raise fail("body_file_too_large", path=path, size=BODY_FILE_CEILING, limit=MAX_BODY_BYTES)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ValidationError(f"body file {path} is not UTF-8 (byte {error.start})") from None
+        raise fail("body_file_not_utf8", path=path, position=error.start) from None

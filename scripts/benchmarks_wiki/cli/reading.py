@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from .. import render
-from ..errors import ValidationError
+from ..errors import fail
 from ..models import Benchmark, Stats, parse
 from .output import Context
 from .posting import show_pending
@@ -28,7 +28,7 @@ def run_try(ctx: Context, args) -> None:
 
 def show_drawn(ctx: Context, task, notes: str = "notes.md") -> None:
     if ctx.journal:
-        ctx.keep(ctx.journal.record_draw, task)
+        ctx.record(ctx.journal.record_draw, task)
     ctx.show(task, lambda item: render.task(item, ctx.command("post"), ctx.view.is_skill, notes))
 
 
@@ -37,7 +37,7 @@ def run_stats(ctx: Context, args) -> None:
 
 
 def run_benchmarks(ctx: Context, args) -> None:
-    ctx.show_list(ctx.client.benchmarks(), render.benchmark_line, None, "no benchmarks")
+    ctx.show_list(ctx.client.benchmarks(), render.benchmark_line, None, "benchmarks")
 
 
 def run_benchmark(ctx: Context, args) -> None:
@@ -46,7 +46,7 @@ def run_benchmark(ctx: Context, args) -> None:
 
 def run_tasks(ctx: Context, args) -> None:
     ctx.show_list(ctx.client.tasks(args.slug, split=args.split, limit=_more(args.limit)),
-                  render.task_line, args.limit, "no problems")
+                  render.task_line, args.limit, "problems")
 
 
 def run_task(ctx: Context, args) -> None:
@@ -73,25 +73,25 @@ def run_search(ctx: Context, args) -> None:
 
 def run_threads(ctx: Context, args) -> None:
     ctx.show_list(ctx.client.threads(task_id=args.task_id, limit=_more(args.limit)),
-                  render.thread_line, args.limit, "no threads")
+                  render.thread_line, args.limit, "threads")
 
 
 def run_thread(ctx: Context, args) -> None:
     thread = ctx.client.thread(args.thread_id)
     if ctx.journal:
-        ctx.keep(ctx.journal.record_posts, thread.posts)
+        ctx.record(ctx.journal.record_posts, thread.posts)
     ctx.show(thread, render.thread)
 
 
 def run_activity(ctx: Context, args) -> None:
     posts = ctx.client.activity(since=args.since, limit=_more(args.limit))
-    ctx.show_list(posts, lambda post: render.post(post, with_thread=True) + "\n", args.limit, "no posts")
+    ctx.show_list(posts, lambda post: render.post(post, with_thread=True) + "\n", args.limit, "posts")
 
 
 def run_journal(ctx: Context, args) -> None:
     journal = ctx.journal
     if journal is None:
-        raise ValidationError("the journal is off", hint="drop --no-journal, or give --journal DIR")
+        raise fail("journal_off", what="the journal command")
     if args.pending:
         show_pending(ctx, journal)
         return

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 from collections import namedtuple
 from typing import Optional
@@ -33,6 +32,11 @@ Command = namedtuple("Command", "name group help run arguments when_missing chec
 
 def arg(*flags, **options) -> tuple:
     return flags, options
+
+
+def _destination(flags: tuple, options: dict) -> str:
+    """The attribute an option sets."""
+    return options.get("dest", flags[0][2:].replace("-", "_"))
 
 
 def number(kind, low, high):
@@ -58,10 +62,6 @@ def check_post(parser: argparse.ArgumentParser, args) -> None:
         parser.error("--resend goes with --draft")
     if (args.body is None) == (args.body_file is None):
         parser.error("give exactly one of --body and --body-file")
-    if args.task_id is not None and (args.thread_id is not None or args.reply_to is not None):
-        parser.error("--task goes with neither --thread nor --reply-to: a post goes on a problem or into a thread")
-    if args.task_id is None and args.thread_id is None and args.reply_to is None:
-        parser.error("give a destination: --task, --thread or --reply-to")
     if args.preview and args.dry_run:
         parser.error("give one of --preview and --dry-run")
 
@@ -119,7 +119,7 @@ _POST_ARGUMENTS = (
         help="with --draft: send it again (same nonce) even though it has a receipt"),
 )
 # The options of a post, by the attribute they set, for messages that name them.
-FLAGS = {options.get("dest", flags[0][2:].replace("-", "_")): flags[0] for flags, options in _POST_ARGUMENTS}
+FLAGS = {_destination(flags, options): flags[0] for flags, options in _POST_ARGUMENTS}
 POST_ONLY = tuple(dest for dest in FLAGS if dest not in ("draft", "resend"))
 
 COMMANDS = (
@@ -180,8 +180,6 @@ COMMANDS = (
             check=check_skill),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
-COMMON_DEFAULTS = {"json": False, "origin": None, "retries": DEFAULT_RETRIES, "timeout": DEFAULT_TIMEOUT,
-                   "journal": None, "no_journal": False}
 
 
 class Parser(argparse.ArgumentParser):
@@ -191,23 +189,28 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {line(message)} (see --help)\n")
 
 
+# Options accepted before or after the command, with their defaults.
+COMMON = (
+    (arg("--json", action="store_true", help="print the portal's own objects, one per line"), False),
+    (arg("--origin", metavar="URL", help=f"portal origin (default $BENCHMARKS_WIKI_ORIGIN or {DEFAULT_ORIGIN})"),
+     None),
+    (arg("--retries", type=number(int, 0, MAX_RETRIES), metavar="N",
+         help=f"resend up to N times on 429/502/503/504 or a network failure (default {DEFAULT_RETRIES})"),
+     DEFAULT_RETRIES),
+    (arg("--timeout", type=number(float, 0.1, MAX_TIMEOUT), metavar="S",
+         help=f"seconds to wait for the network (default {DEFAULT_TIMEOUT:g})"), DEFAULT_TIMEOUT),
+    (arg("--journal", metavar="DIR", help="keep draws, drafts and receipts in DIR (default "
+         "$BENCHMARKS_WIKI_JOURNAL, else $XDG_STATE_HOME/benchmarks-wiki or ~/.local/state/benchmarks-wiki)"), None),
+    (arg("--no-journal", action="store_true", help="keep no journal"), False),
+)
+
+
 def _common_options() -> argparse.ArgumentParser:
-    """Options accepted before or after the command; SUPPRESS keeps one from erasing the other."""
+    """The common options, for every parser; SUPPRESS keeps one given before the command from
+    being erased by its absence after it (the defaults are set once parsing is done)."""
     common = Parser(add_help=False)
-    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                        help="print the portal's own objects, one per line")
-    common.add_argument("--origin", metavar="URL", default=argparse.SUPPRESS,
-                        help=f"portal origin (default $BENCHMARKS_WIKI_ORIGIN or {DEFAULT_ORIGIN})")
-    common.add_argument("--retries", type=number(int, 0, MAX_RETRIES), metavar="N", default=argparse.SUPPRESS,
-                        help=f"resend up to N times on 429/502/503/504 or a network failure "
-                             f"(default {DEFAULT_RETRIES})")
-    common.add_argument("--timeout", type=number(float, 0.1, MAX_TIMEOUT), metavar="S", default=argparse.SUPPRESS,
-                        help=f"seconds to wait for the network (default {DEFAULT_TIMEOUT:g})")
-    common.add_argument("--journal", metavar="DIR", default=argparse.SUPPRESS,
-                        help="keep draws, drafts and receipts in DIR (default $BENCHMARKS_WIKI_JOURNAL "
-                             "or ~/.local/state/benchmarks-wiki)")
-    common.add_argument("--no-journal", action="store_true", default=argparse.SUPPRESS,
-                        help="keep no journal")
+    for (flags, options), _ in COMMON:
+        common.add_argument(*flags, default=argparse.SUPPRESS, **options)
     return common
 
 
@@ -231,8 +234,10 @@ class View:
         if self.script_of is None:
             return f"benchmarks-wiki {name}"
         group = BY_NAME[name].group
+        from ..render import shell_word  # here: printing help need not pay for it
+
         script = os.path.join(os.path.dirname(sys.argv[0]), self.script_of[group])
-        return f"python3 {shlex.quote(script)}" + (f" {name}" if group == READ else "")
+        return f"python3 {shell_word(script)}" + (f" {name}" if group == READ else "")
 
     def parse(self, argv: list) -> argparse.Namespace:
         """The arguments, checked; only the command named gets its arguments built, since
@@ -255,15 +260,16 @@ class View:
                     commands.add_parser(command.name, help=command.help)
         parser.add_argument("--version", action="version", version=f"benchmarks-wiki {__version__}")
         args = parser.parse_args(argv)
-        for name, default in COMMON_DEFAULTS.items():
-            if not hasattr(args, name):
-                setattr(args, name, default)
+        for (flags, options), default in COMMON:
+            if not hasattr(args, _destination(flags, options)):
+                setattr(args, _destination(flags, options), default)
         if args.command.check:
             args.command.check(chosen, args)
         return args
 
 
-_VALUED_OPTIONS = ("--origin", "--retries", "--timeout", "--journal")
+# The common options that take a value: the word after one is never the command.
+_VALUED_OPTIONS = tuple(flags[0] for (flags, options), _ in COMMON if options.get("action") != "store_true")
 
 
 def _command_named(argv: list) -> Optional[str]:
