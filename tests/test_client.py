@@ -3,6 +3,7 @@ import re
 
 import pytest
 
+from benchmarks_wiki.errors import NothingToDraw
 from benchmarks_wiki import (ApiError, Benchmark, BenchmarksWikiError, Client, Post, Published, Task,
                              Thread, TransportError, ValidationError, new_nonce)
 from tests.portal import Catalogue, Portal
@@ -302,3 +303,22 @@ def test_rebuilt_thread_keeps_the_portal_title_length_and_link(client, portal, t
     # The contract leaves a title's length open; the rebuilt one is the first line, cut to 80.
     assert opening.post.body.startswith(rebuilt.title) and len(rebuilt.title) == 80
     assert rebuilt.public_url == expected.public_url
+
+
+@pytest.mark.parametrize("options", [dict(count=0), dict(count=6, pool=5), dict(pool=0), dict(pool=10001),
+                                     dict(count=True), dict(pool=2.0)])
+def test_the_library_checks_how_many_to_draw_itself(client, portal, options):
+    portal.reset_counters()
+    with pytest.raises(ValidationError, match="must be"):
+        client.sample_many("gsm8k", **options)
+    assert portal.requests == []
+
+
+def test_drawing_more_problems_than_there_are_is_refused_after_one_read(client, portal):
+    available = len(list(client.tasks("gsm8k")))
+    portal.reset_counters()
+    with pytest.raises(NothingToDraw, match=f"gsm8k has {available} problems to draw from, fewer than "
+                                            f"{available + 1}"):
+        client.sample_many("gsm8k", count=available + 1, pool=available + 5)
+    assert len(portal.requests) == 1
+    assert len(client.sample_many("gsm8k", count=available, pool=available + 5)) == available

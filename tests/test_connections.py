@@ -123,3 +123,55 @@ def test_a_post_through_an_unreachable_proxy_says_nothing_was_posted(run, portal
                env=script_env(portal, https_proxy=f"http://127.0.0.1:{port}"))
     assert done.returncode == 3 and "connection refused by the proxy" in done.stderr
     assert "nothing was posted" in done.stderr and "may or may not" not in done.stderr
+
+
+class RawServer:
+    """A plain-http server on 127.0.0.1 that answers each connection's request with the bytes
+    given, then closes it: answers no real server would send, read by the real transport."""
+
+    def __init__(self, answer: bytes):
+        import threading
+
+        self.answer = answer
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.05)
+        self.origin = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while not self.stopping.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except socket.timeout:
+                continue
+            with connection:
+                connection.settimeout(5)
+                connection.recv(65536)
+                connection.sendall(self.answer)
+
+    def close(self):
+        self.stopping.set()
+        self.thread.join()
+        self.listener.close()
+
+
+@pytest.mark.parametrize("length, outcome", [("abc", "read to the close"), ("-1", "read to the close"),
+                                             ("\u0663", "read to the close"), ("22", "cut off"),
+                                             ("14", "one answer")])
+def test_a_content_length_no_server_would_send(length, outcome, fake_time):
+    body = b'{"problems": 1, "x": 2}'[:17] + b"}"
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    server = RawServer(head.encode("utf-8") + body)
+    try:
+        with Client(server.origin, retries=0, sleep=fake_time.sleep) as client:
+            if outcome == "cut off":
+                with pytest.raises(TransportError, match="IncompleteRead"):
+                    client.markdown("317ef6cc-69a8-59a3-a347-e37d3399eb10")
+            elif outcome == "one answer":
+                assert client.markdown("317ef6cc-69a8-59a3-a347-e37d3399eb10") == body[:14].decode()
+            else:
+                assert client.markdown("317ef6cc-69a8-59a3-a347-e37d3399eb10") == body.decode()
+    finally:
+        server.close()

@@ -8,6 +8,8 @@ import time
 import pytest
 
 from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
+from benchmarks_wiki.errors import ConnectionRefused, HostNotFound, TimedOut
+from benchmarks_wiki.transport import MockTransport, NetworkFailure
 from tests.conftest import ROOT, interruptible, script_env
 from tests.portal import Catalogue, Portal
 from tests.proxy import Proxy
@@ -27,14 +29,30 @@ def one_line(stderr):
 
 # -- the network -----------------------------------------------------------------------------
 
-def test_dns_failure_is_not_retried(portal, monkeypatch, fake_time):
-    def no_resolver(*args, **kwargs):
-        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-
-    monkeypatch.setattr(socket, "getaddrinfo", no_resolver)
-    with pytest.raises(TransportError, match="cannot resolve host portal.invalid") as caught:
+def test_dns_failure_is_not_retried(fake_time):
+    # .invalid never resolves (RFC 2606), so the resolver answers at once, with no network.
+    with pytest.raises(HostNotFound, match="cannot resolve host portal.invalid") as caught:
         Client("https://portal.invalid", sleep=fake_time.sleep).stats()
-    assert caught.value.exit_code == 3 and fake_time.slept == []
+    assert caught.value.exit_code == 3 and not caught.value.sent and fake_time.slept == []
+
+
+def test_each_network_failure_is_told_by_its_class(fake_time):
+    failures = [(socket.gaierror(socket.EAI_NONAME, "Name or service not known"), "connect", HostNotFound, 1),
+                (ConnectionRefusedError(111, "Connection refused"), "connect", ConnectionRefused, 4),
+                (socket.timeout("timed out"), "wait", TimedOut, 1),
+                (ConnectionResetError(104, "Connection reset by peer"), "read", TransportError, 4)]
+    for cause, phase, kind, attempts in failures:
+        sent = []
+
+        def fail(request):
+            sent.append(request)
+            raise NetworkFailure(cause, phase, "portal.test:443")
+
+        with Client("https://portal.test", transport=MockTransport(fail), sleep=fake_time.sleep) as client:
+            with pytest.raises(kind) as caught:
+                client.stats()
+        assert type(caught.value) is kind and len(sent) == attempts, cause
+        assert caught.value.sent == (phase != "connect") and not caught.value.outcome_unknown
 
 
 @pytest.mark.parametrize("cert, words", [("untrusted", "certificate verification failed"),

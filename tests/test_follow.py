@@ -1,6 +1,9 @@
 import pytest
 
+import json
+
 from benchmarks_wiki import ApiError, Client
+from benchmarks_wiki.transport import MockTransport, Response
 from tests.portal import Catalogue, Portal
 
 
@@ -96,3 +99,23 @@ def test_posts_of_the_newest_second_at_the_start_are_not_new(client, portal, fak
     with Client(portal.origin, ssl_context=tls, clock=fake_time.clock, sleep=tick_then_post) as following:
         seen = [post.body for post in following.follow(opening.thread_id, interval=1, timeout=2)]
     assert seen == ["a second later"]
+
+
+def test_following_where_nothing_was_posted_yet_yields_every_post_to_come(fake_time):
+    """An empty feed is no error: the first poll after it brings everything posted since."""
+    post = {"post_id": "p_1", "thread_id": "t_1", "body": "the first post", "created_at": "2026-12-01T09:00:00Z"}
+    feeds = [[], [post]]
+    asked = []
+
+    def handle(request):
+        asked.append(request.fields)
+        items = feeds.pop(0) if len(feeds) > 1 else feeds[0]
+        return Response(200, json.dumps({"items": items, "next_cursor": None}).encode())
+
+    with Client("https://portal.test", transport=MockTransport(handle), clock=fake_time.clock,
+                sleep=fake_time.sleep) as client:
+        for following in (client.follow("t_1", interval=1, timeout=2), client.inbox(["t_1", "t_2"], interval=1,
+                                                                                     timeout=2)):
+            feeds[:] = [[], [post]]
+            assert [seen.body for seen in following] == ["the first post"] and following.stopped == "stop_after"
+    assert "since" not in asked[1] and asked[2]["since"] == "2026-12-01T09:00:00Z"

@@ -1,22 +1,20 @@
 """Randomised: thousands of hostile answers against every read command and library method,
 and random arguments against the three scripts, with fixed seeds.
 
-The network is replaced in-process by a connection that answers each request with bytes
-made up here, parsed by the standard library exactly as a real answer would be. Properties:
+The network is replaced in-process through the client's transport, by one that answers each
+request with a status, headers and a body made up here. Properties:
 no traceback, an exit code in {0, 1, 2, 3}, at most one line on stderr, no raw control
 character in any output, and no request at all for arguments the client refuses.
 """
 
 import gzip
-import http.client
-import io
 import json
 import random
 
 import pytest
 
-from benchmarks_wiki import BenchmarksWikiError, Client
-from benchmarks_wiki import cli, transport
+from benchmarks_wiki import BenchmarksWikiError, Client, cli
+from benchmarks_wiki.transport import MockTransport, Response
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 POST = {"post_id": "p_8f2c1a", "thread_id": "t_51d0e9", "task_id": TASK, "reply_to": None, "kind": "result",
@@ -95,10 +93,10 @@ def hostile_body(rng, path):
 
 
 def hostile_answer(rng, path):
-    """Raw bytes of an HTTP answer: a status, headers and a body, any of them hostile."""
+    """An answer to ``path`` whose status, headers and body may each be hostile."""
     status = rng.choice([200] * 8 + [201, 204, 301, 302, 304, 307, 400, 404, 414, 429, 500, 502, 503, 504, 418])
     body = hostile_body(rng, path)
-    headers = [("Connection", "close"), ("Content-Type", rng.choice(["application/json", "text/html", ""]))]
+    headers = [("Content-Type", rng.choice(["application/json", "text/html", ""]))]
     if rng.random() < 0.15:
         body = gzip.compress(body) if rng.random() < 0.7 else body
         headers.append(("Content-Encoding", rng.choice(["gzip", "br", "gzip, identity"])))
@@ -108,79 +106,38 @@ def hostile_answer(rng, path):
     if rng.random() < 0.2:
         headers.append(("Retry-After", rng.choice(["1", "-1", "9" * 40, "soon", "Fri, 31 Dec 9999 23:59:59 GMT",
                                                    "Wed, 21 Oct 2015 07:28:00 GMT"])))
-    length = rng.choice([len(body)] * 6 + [len(body) + 5, max(0, len(body) - 3), "abc", "-1", "\u0663"])
-    if rng.random() < 0.9:
-        headers.append(("Content-Length", str(length)))
-    head = f"HTTP/1.1 {status} Reason\r\n" + "".join(f"{name}: {value}\r\n" for name, value in headers)
-    return head.encode("latin-1", "replace") + b"\r\n" + body
+    return Response(status, body, headers, reason="Reason")
 
 
-class FakeNetwork:
-    """Stands in for HTTPSConnection: every request is answered by ``answer(path)``."""
+class Network:
+    """The client's network, replaced through its transport: every request is answered by
+    ``answer(path)``, and every path asked is kept."""
 
-    def __init__(self, answer):
-        self.answer = answer
+    def __init__(self):
+        self.answer = lambda path: Response(200)
         self.requests = []
 
-    def connection(self, host, port, timeout=None, context=None):
-        network = self
+    def handle(self, request):
+        self.requests.append(request.path)
+        return self.answer(request.path)
 
-        class Connection:
-            def __init__(self):
-                self.host, self.port, self.sock = host, port, None
-
-            def set_tunnel(self, *args):
-                pass
-
-            def connect(self):
-                self.sock = True
-
-            def close(self):
-                self.sock = None
-
-            def request(self, method, path, headers=None):
-                network.requests.append(path)
-                self._raw = network.answer(path)
-
-            def getresponse(self):
-                answer = http.client.HTTPResponse(_Socket(self._raw), method="GET")
-                answer.begin()
-                return answer
-
-        return Connection()
-
-
-class _Socket:
-    def __init__(self, data):
-        self._file = _Received(data)
-
-    def makefile(self, *args, **kwargs):
-        return self._file
-
-
-class _Received(io.BytesIO):
-    def flush(self):
-        """A socket's file takes a late flush from a closing response without complaint."""
+    def client_options(self):
+        clock = iter(range(10 ** 9)).__next__  # each look at the clock is a second later
+        return {"transport": MockTransport(self.handle), "sleep": lambda seconds: None, "clock": clock}
 
 
 @pytest.fixture
 def network(monkeypatch):
-    made = FakeNetwork(lambda path: b"")
-    monkeypatch.setattr(transport.http.client, "HTTPSConnection", made.connection)
-    monkeypatch.setattr(transport.time, "sleep", lambda seconds: None)
-    monkeypatch.setattr(transport, "_dropped", lambda sock: False)  # these connections have no socket
-    # No certificate is checked on this network; loading the system's CAs for each run is slow.
-    monkeypatch.setattr(transport.ssl, "create_default_context", lambda: None)
     monkeypatch.setenv("BENCHMARKS_WIKI_ORIGIN", "https://portal.test")
-    return made
+    return Network()
 
 
 def clean_output(text):
     return not any(ord(c) < 32 and c not in "\n\t" or 0x7f <= ord(c) < 0xa0 for c in text)
 
 
-def check_run(capsys, argv, view):
-    code = cli.main(argv, view=view)
+def check_run(capsys, argv, view, network):
+    code = cli.main(argv, view=view, client_options=network.client_options())
     out, err = capsys.readouterr()
     context = f"{view} {argv!r}: {err!r}"
     assert code in (0, 1, 2, 3), context
@@ -201,8 +158,8 @@ def test_hostile_answers_to_every_read_command(network, capsys):
     for round_ in range(130):
         for command in READS:
             extra = ["--json"] if round_ % 3 == 0 else []
-            check_run(capsys, [*command, *extra, "--no-journal", "--retries", "1"], "draw")
-    check_run(capsys, ["--task", TASK, "--body", "x", "--no-journal"], "post")
+            check_run(capsys, [*command, *extra, "--no-journal", "--retries", "1"], "draw", network)
+    check_run(capsys, ["--task", TASK, "--body", "x", "--no-journal"], "post", network)
 
 
 def test_hostile_answers_to_posts(network, capsys, tmp_path):
@@ -210,7 +167,7 @@ def test_hostile_answers_to_posts(network, capsys, tmp_path):
     network.answer = lambda path: hostile_answer(rng, path)
     for round_ in range(500):
         journal = ["--journal", str(tmp_path)] if round_ % 2 else ["--no-journal"]
-        check_run(capsys, ["--task", TASK, "--body", f"post {round_}", "--retries", "1", *journal], "post")
+        check_run(capsys, ["--task", TASK, "--body", f"post {round_}", "--retries", "1", *journal], "post", network)
 
 
 def test_hostile_answers_to_every_library_method(network):
@@ -221,8 +178,7 @@ def test_hostile_answers_to_every_library_method(network):
              lambda c: c.sample("gsm8k"), lambda c: c.catalog(), lambda c: c.search("q"),
              lambda c: list(c.threads()), lambda c: c.thread("t_51d0e9"), lambda c: list(c.activity()),
              lambda c: c.publish("x", task_id=TASK), lambda c: list(c.follow("t_51d0e9", interval=1, timeout=2))]
-    clock = iter(range(10 ** 9)).__next__  # each look at the clock is a second later
-    with Client(retries=1, sleep=lambda seconds: None, clock=clock) as client:
+    with Client(retries=1, **network.client_options()) as client:
         for _ in range(400):
             for call in calls:
                 try:
@@ -243,7 +199,7 @@ WORDS = ["try", "stats", "task", "thread", "gsm8k", TASK, "t_51d0e9", "p_8f2c1a"
 
 def test_random_arguments_to_the_three_scripts(network, capsys, tmp_path, monkeypatch):
     rng = random.Random(42)
-    network.answer = lambda path: json.dumps(template(path)).encode()
+    network.answer = lambda path: Response(200, json.dumps(template(path)).encode())
     monkeypatch.setenv("BENCHMARKS_WIKI_JOURNAL", str(tmp_path))
     for _ in range(1500):
         view = rng.choice(["draw"] * 7 + ["post"] * 7 + ["benchmarks-wiki"] * 5 + ["follow"])
@@ -252,7 +208,7 @@ def test_random_arguments_to_the_three_scripts(network, capsys, tmp_path, monkey
             argv += ["--stop-after", "0.1", "--interval", "0.1", "--max-time", "0.1"]
         network.requests.clear()
         try:
-            code = check_run(capsys, argv, view)
+            code = check_run(capsys, argv, view, network)
         except SystemExit as exit_:  # the parser's own refusals, --help and --version
             out, err = capsys.readouterr()
             code = exit_.code

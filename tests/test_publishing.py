@@ -6,6 +6,7 @@ import pytest
 
 from tests.conftest import publishes
 
+from benchmarks_wiki.errors import DraftError
 from benchmarks_wiki import (CONFIRMED, EARLIER, NEW, ApiError, Client, Draft, Journal, RetryPolicy,
                              ValidationError)
 
@@ -128,3 +129,74 @@ def test_the_retry_policy_is_one_object():
     assert policy.wait(1, jitter=1.0, status=400) is None
     assert policy.wait(1, jitter=1.0, status=503, retry_after=7) == 7
     assert policy.wait(1, jitter=1.0, status=429, retry_after=31) is None
+
+
+def test_one_backoff_is_capped():
+    policy = RetryPolicy(retries=10)
+    assert policy.wait(10, jitter=1.0) == policy.max_backoff == 10.0
+    assert policy.wait(5, jitter=1.0) == 8.0
+
+
+def rewritten(draft, change):
+    """The draft's record changed by ``change``, with its digest made to match again."""
+    import json
+
+    from benchmarks_wiki.publishing import digest
+
+    record = json.loads(draft.path.read_text())
+    change(record)
+    record["digest"] = digest(record)
+    draft.path.write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize("content", ['{"format": "something else"}', '["benchmarks-wiki draft 2"]',
+                                     '{"request": {}}', '"text"'])
+def test_a_file_that_is_not_a_draft_is_refused_as_such(tmp_path, content):
+    path = tmp_path / "file.json"
+    path.write_text(content)
+    with pytest.raises(DraftError) as caught:
+        Draft.load(path)
+    assert caught.value.reason == "not_a_draft"
+
+
+@pytest.mark.parametrize("change", [lambda record: record["request"].update(path="/api/v1/stats"),
+                                    lambda record: record["request"].update(write=False),
+                                    lambda record: record["request"].update(params=[["body"]]),
+                                    lambda record: record.pop("request")])
+def test_a_draft_that_holds_no_publish_request_is_refused(client, portal, task_id, journal, change):
+    draft = journal.keep(client.prepare("exact", task_id=task_id))
+    rewritten(draft, change)
+    portal.reset_counters()
+    with pytest.raises(DraftError) as caught:
+        client.send(Draft.load(draft.path))
+    assert caught.value.reason == "damaged_draft" and portal.requests == []
+
+
+@pytest.mark.parametrize("post_id, thread_id", [("p_1", "not a thread"), ("not a post", "t_1"), ("p_1", None)])
+def test_a_receipt_must_name_both_a_post_and_its_thread(client, task_id, journal, post_id, thread_id):
+    import json
+
+    draft = journal.keep(client.prepare("mine", task_id=task_id))
+    post = {"post_id": post_id, "thread_id": thread_id, "body": "mine", "created_at": "2026-12-01T09:00:00Z"}
+    draft.path.with_name(draft.path.stem + ".receipt.json").write_text(json.dumps({"post": post}))
+    assert journal.published_posts() == {}
+    good = dict(post, post_id="p_1", thread_id="t_1")
+    draft.path.with_name(draft.path.stem + ".receipt.json").write_text(json.dumps({"post": good}))
+    assert journal.published_posts() == {"p_1": "t_1"}
+
+
+def test_paths_are_taken_as_text_or_path_like(client, task_id, tmp_path):
+    journal = Journal.open(str(tmp_path / "as text"))
+    draft = journal.keep(client.prepare("mine", task_id=task_id))
+    assert Draft.load(str(draft.path)) == Draft.load(draft.path)
+    for bad in (5, None, b"\xff"):
+        with pytest.raises(ValidationError):
+            Draft.load(bad)
+    with pytest.raises(ValidationError):
+        Journal.open(5)
+
+
+def test_the_package_says_its_annotations_are_true():
+    from tests.conftest import SCRIPTS
+
+    assert (SCRIPTS / "benchmarks_wiki" / "py.typed").exists()

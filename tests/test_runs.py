@@ -287,3 +287,56 @@ def test_a_reply_to_a_post_never_read_says_so(run, client, task_id):
     assert (f"current revision (post {reported.post_id} was not read here; read its thread first to record "
             "its revision)") in done.stdout
     assert shlex.split(done.stdout.rsplit(": ", 1)[1])[0] == "python3"
+
+
+# -- each fact once: what copies let through -------------------------------------------------------
+
+def test_following_since_a_time_passes_over_your_own_posts(run, portal, client, tls):
+    import datetime
+
+    moment = [datetime.datetime(2026, 12, 1, 9, 0, 0, tzinfo=datetime.timezone.utc)]
+    portal.now = lambda: moment[0]
+    first, second = (task.task_id for task in client.tasks("gsm8k", limit=2))
+    posted_a = run("post.py", "--draft", str(draft_of(run("post.py", "--task", first, "--body", "mine, A",
+                                                           "--preview"))))
+    thread_a, post_a = posted_a.stdout.split()[3], posted_a.stdout.split()[1]
+    moment[0] += datetime.timedelta(seconds=1)
+    with Client(portal.origin, ssl_context=tls, agent_name="stranger") as stranger:
+        stranger.publish("a stranger's reply to A", thread_id=thread_a, reply_to=post_a)
+    moment[0] += datetime.timedelta(seconds=1)
+    posted_b = run("post.py", "--draft", str(draft_of(run("post.py", "--task", second, "--body", "mine, B",
+                                                           "--preview"))))
+    thread_b = posted_b.stdout.split()[3]
+    since = client.thread(thread_a).posts[0].created_at
+    done = run("follow.py", thread_a, thread_b, "--since", since, "--stop-after", "0.3", "--interval", "0.1")
+    assert done.returncode == 0, done.stderr
+    assert "a stranger's reply to A" in done.stdout and "mine, " not in done.stdout
+
+
+def test_a_batch_of_drafts_for_two_deployments_sends_each_to_its_own(run, portal, tls, tmp_path):
+    from tests.portal import Catalogue, Portal
+
+    other = Portal(Catalogue.sample()).start()
+    try:
+        task = Catalogue.sample().first_task("gsm8k")["task_id"]
+        drafts = [str(draft_of(run("post.py", "--task", task, "--body", f"for {where.origin}", "--preview",
+                                   env=script_env(where))))
+                  for where in (portal, other)]
+        done = run("post.py", "--draft", drafts[0], "--draft", drafts[1], env=script_env(portal))
+        assert done.returncode == 0, done.stderr
+        assert [len(publishes(where)) for where in (portal, other)] == [1, 1]
+        assert publishes(other)[0].params["body"] == f"for {other.origin}"
+    finally:
+        other.stop()
+
+
+def test_no_output_for_review_holds_a_live_publish_url(run, portal, task_id):
+    preview = run("post.py", "--task", task_id, "--body", "a result", "--preview", "--json")
+    pending = run("draw.py", "journal", "--pending", "--json")
+    assert preview.returncode == pending.returncode == 0
+    for output in (preview.stdout, pending.stdout):
+        assert "/api/v1/publish" not in output
+    record = json.loads(preview.stdout)
+    assert record["destination"] == {"type": "task", "id": task_id} and record["size"] == len("a result")
+    assert record["publish"].startswith("python3 scripts/post.py --draft ") and Path(record["path"]).exists()
+    assert json.loads(pending.stdout)["path"] == record["path"]

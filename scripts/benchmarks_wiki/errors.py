@@ -228,7 +228,7 @@ MESSAGES = {
                          "remove it, or add --allow-sensitive if it is meant to be public"),
     "no_threads": Message(ValidationError, "no threads to follow"),
     "wrong_origin": Message(ValidationError, "the {what} is for {origin}, not {client_origin}",
-                            "send it with a Client for {origin}"),
+                            "send it with a Client for {origin}", "drop --origin: a draft goes where it was previewed"),
     "post_not_in_thread": Message(ValidationError, "no post {post_id} in thread {thread_id}",
                                   "give a post of that thread", "see its posts with: {command[thread]} {thread_id}"),
     # settings
@@ -265,18 +265,10 @@ MESSAGES = {
     "refused_draft": Message(DraftError, "the portal refused this draft for good ({refusal}); nothing sent",
                              "prepare the post again, or send it with resend=True",
                              "fix it with a new preview, or add --resend to send it anyway"),
-    "discarded_draft": Message(DraftError, "draft {path} was discarded; nothing sent",
-                               "prepare the post again", "make a new draft with --preview"),
-    "key_taken": Message(DraftError, "the key {key!r} holds another post ({path})",
-                         "use a new key for a new post, or prepare the same post again",
-                         "use a new --key for a new post"),
     "cannot_lock": Message(JournalError, "cannot lock draft {path} ({problem}); nothing sent",
                            "make its folder writable"),
     "lock_timeout": Message(JournalError, "draft {path} stayed locked for {seconds:g} s by another run; "
                             "nothing sent", "let the other run finish, then send it again"),
-    "journal_unusable": Message(JournalError, "cannot use the journal {path} ({problem})",
-                                "give a folder that can be written",
-                                "give --journal DIR, a folder that can be written"),
     "journal_off": Message(JournalError, "the journal is off, and {what} needs it", "open a Journal",
                            "drop --no-journal, or give --journal DIR"),
     "nothing_published": Message(ValidationError, "this journal has published nothing yet, so there is "

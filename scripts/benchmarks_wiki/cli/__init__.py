@@ -12,7 +12,9 @@ from .table import EXIT_INTERRUPTED, VIEWS
 
 
 
-def main(argv=None, view: str = "benchmarks-wiki") -> int:
+def main(argv=None, view: str = "benchmarks-wiki", client_options=None) -> int:
+    """Run one program of the command line; ``client_options`` are keyword arguments for
+    every Client it makes (tests give a transport, a clock and a sleep)."""
     chosen = VIEWS[view]
     argv = sys.argv[1:] if argv is None else argv
     for stream in (sys.stdout, sys.stderr):
@@ -23,7 +25,7 @@ def main(argv=None, view: str = "benchmarks-wiki") -> int:
         sys.stderr.write(f"{chosen.prog}: error: argument {not_text} is not valid UTF-8 (see --help)\n")
         return 2
     try:
-        return _run(chosen, argv)
+        return _run(chosen, argv, client_options or {})
     except KeyboardInterrupt:
         sys.stderr.write(f"\n{chosen.prog}: interrupted\n")
         return EXIT_INTERRUPTED
@@ -36,11 +38,11 @@ def main(argv=None, view: str = "benchmarks-wiki") -> int:
         return _unexpected(chosen, argv, error)
 
 
-def _run(chosen, argv: list) -> int:
+def _run(chosen, argv: list, client_options: dict) -> int:
     from .output import Context  # here: printing help need not pay for it
 
     args = chosen.parse(argv)
-    ctx = Context(args, chosen)
+    ctx = Context(args, chosen, client_options)
     module, function = args.command.run.split(".")
     handler = getattr(importlib.import_module(f"{__name__}.{module}"), function)
     try:

@@ -79,9 +79,10 @@ def describe(error: BenchmarksWikiError, spell: Callable[[str], str], when_missi
 class Context:
     """One run of one command: its arguments, its program, and what it opens on first use."""
 
-    def __init__(self, args, view):
+    def __init__(self, args, view, client_options=None):
         self.args = args
         self.view = view
+        self._client_options = {"sleep": self._sleep, **(client_options or {})}
         self.json = args.json
         self._clients: dict = {}
         self._journal_failed = False
@@ -98,7 +99,7 @@ class Context:
 
             self._clients[origin] = Client(origin, getattr(self.args, "agent_name", None),
                                            getattr(self.args, "model", None), retries=self.args.retries,
-                                           timeout=self.args.timeout, sleep=self._sleep)
+                                           timeout=self.args.timeout, **self._client_options)
         return self._clients[origin]
 
     @cached_property

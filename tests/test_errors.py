@@ -1,0 +1,162 @@
+"""Errors by meaning: one closed set of reasons, each with its message and remedy in one table,
+a class for each thing that can happen, and an outcome that only a write can leave unknown."""
+
+import ast
+import re
+import string
+
+import pytest
+
+from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
+from benchmarks_wiki.cli.output import remedy
+from benchmarks_wiki.errors import (MESSAGES, BenchmarksWikiError, NotFound, Refused, Unavailable, UnreadableAnswer,
+                                    fail)
+from benchmarks_wiki.transport import MockTransport, NetworkFailure, Response
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "scripts" / "benchmarks_wiki"
+TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
+# Words only a Python caller can act on: a call, a keyword argument, a class of the library.
+PYTHON_WORDS = re.compile(r"\w\(|\w=\w|\bClient\b|\bJournal\b|PreparedPost|allow_sensitive")
+
+
+def reasons_raised():
+    """Each reason the package passes to fail() (or to the helpers that call it), by where."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "fail" and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                yield f"{path.name}:{node.lineno}", node.args[0].value
+
+
+def fields(template):
+    return {name.split(".")[0].split("[")[0] for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_every_reason_raised_is_in_the_table_and_every_entry_is_raised():
+    raised = dict(reasons_raised())
+    assert {reason for reason in raised.values() if reason not in MESSAGES} == set()
+    indirect = {"unreadable", "answer_too_large", "not_found", "refused", "busy", "busy_wait", "server_error",
+                "untrusted_certificate", "host_not_found", "timed_out", "connection_refused", "proxy_refused",
+                "tls_failed", "connection_failed"}  # chosen by the retry policy, or by unreadable()
+    assert set(MESSAGES) - set(raised.values()) - indirect == set()
+    errors = (PACKAGE / "errors.py").read_text(encoding="utf-8")
+    sources = (PACKAGE / "transport.py").read_text(encoding="utf-8") + errors[errors.index("def fail("):]
+    assert [reason for reason in indirect if f'"{reason}"' not in sources] == []
+
+
+@pytest.mark.parametrize("reason", sorted(MESSAGES))
+def test_each_reason_has_words_for_the_command_line(reason):
+    entry = MESSAGES[reason]
+    for template in (entry.text, entry.hint, entry.advice):
+        if template:
+            assert fields(template) <= fields(entry.text) | fields(entry.hint or "") | fields(entry.advice or "")
+    words = entry.advice or entry.hint or ""
+    assert not PYTHON_WORDS.search(words), f"{reason}: the command line would show {words!r}"
+    if entry.advice:
+        assert entry.advice != entry.hint, f"{reason}: advice that says the same as the hint"
+    assert issubclass(entry.kind, BenchmarksWikiError)
+
+
+def test_the_command_line_spells_its_own_remedy():
+    error = fail("introduction_only", slug="a b")
+    spelled = remedy(error, lambda name: f"python3 scripts/draw.py {name}")
+    assert spelled == "read its introduction with: python3 scripts/draw.py benchmark 'a b'"
+    assert error.hint == "read its introduction with Client.benchmark()"
+    missing = fail("not_found", status=404, code="not_found", message="no task x")
+    assert remedy(missing, str, when_missing=None) == "check the id"
+    assert remedy(missing, lambda name: f"draw.py {name}", when_missing=("try",)).endswith("draw.py try")
+
+
+def answering(*responses):
+    """A transport that gives these answers in turn, and the requests it was sent."""
+    sent, answers = [], list(responses)
+
+    def handle(request):
+        sent.append(request)
+        answer = answers.pop(0) if len(answers) > 1 else answers[0]
+        if isinstance(answer, BaseException):
+            raise NetworkFailure(answer, "wait", "portal.test:443")
+        return answer
+
+    return MockTransport(handle), sent
+
+
+def busy(seconds=None):
+    headers = {"Retry-After": str(seconds)} if seconds is not None else {}
+    return Response(503, b'{"error": {"code": "unavailable", "message": "down"}}', headers)
+
+
+def client_with(transport, fake_time, **options):
+    return Client("https://portal.test", transport=transport, sleep=fake_time.sleep, clock=fake_time.clock,
+                  **options)
+
+
+def test_a_failed_read_never_says_a_post_may_exist(fake_time):
+    for answer in (busy(), ConnectionResetError(104, "reset"), Response(200, b"not json")):
+        transport, _ = answering(answer)
+        with client_with(transport, fake_time) as client:
+            with pytest.raises(BenchmarksWikiError) as caught:
+                client.stats()
+        assert not caught.value.outcome_unknown and "posted" not in str(caught.value)
+
+
+def test_a_write_that_may_be_recorded_says_how_to_send_the_same_request(fake_time):
+    for answer in (busy(), ConnectionResetError(104, "reset"), Response(201, b"{}")):
+        transport, sent = answering(answer)
+        with client_with(transport, fake_time) as client:
+            with pytest.raises(BenchmarksWikiError) as caught:
+                client.publish("a result", task_id=TASK)
+        error = caught.value
+        assert error.outcome_unknown and error.write
+        assert "send the same request again" in error.hint and "try again" not in error.hint
+        assert len({request.url for request in sent}) == 1  # every attempt the same request, nonce and all
+
+
+def test_the_wait_the_portal_asked_for_is_said(fake_time):
+    transport, sent = answering(busy(2))
+    with client_with(transport, fake_time) as client:
+        with pytest.raises(Unavailable) as caught:
+            client.stats()
+    assert caught.value.retry_after == 2 and "the portal asks to wait 2 s" in caught.value.hint
+    assert len(sent) == 4 and fake_time.slept == [2, 2, 2]
+    transport, _ = answering(busy(2))
+    with client_with(transport, fake_time) as client:
+        with pytest.raises(Unavailable) as caught:
+            client.publish("a result", task_id=TASK)
+    assert "after 2 s, send the same request again" in caught.value.hint
+
+
+@pytest.mark.parametrize("status, kind, refused", [(404, NotFound, True), (400, Refused, True), (414, Refused, True),
+                                                   (429, Unavailable, False), (503, Unavailable, False),
+                                                   (500, ApiError, False)])
+def test_each_error_status_is_told_by_its_class(status, kind, refused, fake_time):
+    transport, _ = answering(Response(status, b'{"error": {"code": "c", "message": "m"}}'))
+    with client_with(transport, fake_time, retries=0) as client:
+        with pytest.raises(ApiError) as caught:
+            client.publish("a result", task_id=TASK)
+    assert type(caught.value) is kind and caught.value.refused_for_good == refused
+    assert caught.value.outcome_unknown == (not refused)
+
+
+def test_an_error_body_needs_both_a_code_and_a_message(fake_time):
+    for detail in ({"code": "c", "message": 5}, {"code": 5, "message": "m"}, {"code": "c"}):
+        transport, _ = answering(Response(400, f'{{"error": {__import__("json").dumps(detail)}}}'.encode(),
+                                          {"Content-Type": "application/json"}))
+        with client_with(transport, fake_time) as client:
+            with pytest.raises(Refused) as caught:
+                client.stats()
+        assert caught.value.code == "http_400" and caught.value.message.startswith("the portal answered 400")
+
+
+def test_an_answer_the_client_cannot_read_is_its_own_class(fake_time):
+    transport, _ = answering(Response(200, b"[1, 2]"))
+    with client_with(transport, fake_time) as client:
+        with pytest.raises(UnreadableAnswer, match="unreadable answer from /api/v1/stats"):
+            client.stats()
+
+
+def test_the_three_kinds_keep_their_exit_codes():
+    assert (ApiError.exit_code, ValidationError.exit_code, TransportError.exit_code) == (1, 2, 3)
+    for entry in MESSAGES.values():
+        assert entry.kind.exit_code in (1, 2, 3)
