@@ -9,17 +9,15 @@ import stat
 
 import pytest
 
+import tests.certs
 from tests.portal import certificates
 from tests.portal.certificates import Authority
 
 
 @pytest.fixture(scope="module")
 def authority():
-    with Authority() as made:
-        made.issue("server")
-        made.issue("wrong-host", ["wrong-host.invalid"])
-        made.self_signed("untrusted")
-        yield made
+    # The suite's own: the CA, a server leaf, a wrong-host leaf and a self-signed one.
+    return tests.certs.authority()
 
 
 def strict_client(cafile):

@@ -15,8 +15,9 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.portal import (CA_FILE, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal,
-                          format_time, parse_time, task_id_for)
+from tests.certs import CA_FILE
+from tests.portal import (SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal, format_time,
+                          parse_time, task_id_for)
 from tests.conftest import interruptible
 from tests.proxy import Proxy
 
@@ -25,8 +26,8 @@ NONCE = "nonce-0123456789abcdef"
 UTC = datetime.timezone.utc
 
 
-def client_context():
-    context = ssl.create_default_context(cafile=CA_FILE)
+def client_context(cafile=CA_FILE):
+    context = ssl.create_default_context(cafile=cafile)
     # Python 3.13 sets this by default; setting it everywhere keeps older versions honest.
     context.verify_flags |= ssl.VERIFY_X509_STRICT
     return context
@@ -643,10 +644,11 @@ def test_standalone_serves_until_interrupted():
     try:
         lines = [proc.stdout.readline() for _ in range(4)]
         exports = dict(line.split()[1].split("=", 1) for line in lines if "export" in line)
-        assert exports["SSL_CERT_FILE"] == CA_FILE
+        ca_file = exports["SSL_CERT_FILE"]
+        assert ca_file != CA_FILE and os.path.isfile(ca_file)
         port = int(exports["BENCHMARKS_WIKI_ORIGIN"].rsplit(":", 1)[1])
         conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=5,
-                                           context=client_context())
+                                           context=client_context(ca_file))
         conn.request("GET", "/api/v1/stats")
         assert conn.getresponse().status == 200
         conn.close()
@@ -654,3 +656,4 @@ def test_standalone_serves_until_interrupted():
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0 and err == ""
+    assert not os.path.exists(ca_file)

@@ -1,7 +1,7 @@
 """A local HTTPS stand-in for the benchmarks.wiki portal, interface version 1.
 
 Tests must not depend on the public portal, so this package serves the same HTTP interface
-(``portal-api.md``) from 127.0.0.1 with a test CA (``tests/certs``). Tests drive it
+(``reference/http.md``) from 127.0.0.1 with a throwaway CA (``certificates``). Tests drive it
 in-process through :class:`Portal`; a person can run it by hand::
 
     python3 -m tests.portal [--port N] [--large] [--legacy] [--plain-http]
@@ -44,12 +44,11 @@ Where the interface leaves a choice, this portal is strict, so that client mista
 
 from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, TASK_NAMESPACE, Catalogue,
                         format_time, parse_time, task_id_for)
-from .server import CA_FILE, CERT_PAIRS, CERTS_DIR, Portal, RequestRecord
+from .certificates import Authority
+from .server import Portal, RequestRecord
 
 __all__ = [
-    "CA_FILE",
-    "CERTS_DIR",
-    "CERT_PAIRS",
+    "Authority",
     "PUBLIC_ORIGIN",
     "TASK_NAMESPACE",
     "SAMPLE_POST_IDS",

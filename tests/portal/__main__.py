@@ -7,7 +7,7 @@ import sys
 import threading
 
 from .catalogue import Catalogue
-from .server import CA_FILE, Portal
+from .server import Portal
 
 
 def _arguments(argv):
@@ -40,7 +40,7 @@ def main(argv=None):
         print("Plain http at %s" % portal.plain_origin)
     print("In another shell:")
     print("  export BENCHMARKS_WIKI_ORIGIN=%s" % portal.origin)
-    print("  export SSL_CERT_FILE=%s" % CA_FILE)
+    print("  export SSL_CERT_FILE=%s" % portal.ca_file)
     print("Ctrl-C stops it.", flush=True)
     try:
         while not done.wait(0.5):

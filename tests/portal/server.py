@@ -3,7 +3,6 @@ HTTPS server and request handler underneath it."""
 
 import datetime as _dt
 import http.server
-import os
 import socket
 import socketserver
 import ssl
@@ -15,16 +14,10 @@ import traceback
 from urllib.parse import parse_qsl
 
 from .catalogue import UTC, Catalogue, whole_second_utc
+from .certificates import Authority
 from .faults import FaultSwitches
 from .replies import DEFAULT_CODES, Reply, accepts_gzip, error_reply, gzip_reply, phrase
 from .routes import Routes
-
-CERTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "certs")
-CA_FILE = os.path.join(CERTS_DIR, "ca.pem")
-CERT_PAIRS = {
-    name: (os.path.join(CERTS_DIR, name + ".pem"), os.path.join(CERTS_DIR, name + "-key.pem"))
-    for name in ("server", "wrong-host", "untrusted")
-}
 
 # How long reset_idle_connections() waits for the connections it reset to be closed.
 _RESET_WAIT = 5.0
@@ -90,13 +83,23 @@ class Portal(FaultSwitches, Routes):
 
     A request whose ``Accept-Encoding`` accepts gzip gets a 200 JSON, HTML or Markdown
     answer compressed, with ``Content-Encoding: gzip`` and ``Vary: Accept-Encoding``.
+
+    ``certificates`` names the server certificates the portal may start with: a mapping
+    from a name (``"server"``) to a ``(certfile, keyfile)`` pair, with a ``ca_file``, such
+    as a :class:`~.certificates.Authority`. Without it the portal uses
+    :attr:`default_certificates`, and without those it makes a throwaway CA of its own
+    when it starts, and deletes it when it stops.
     """
 
-    CA_FILE = CA_FILE
+    # The certificates of every portal given none: a test suite that starts many portals
+    # sets this once, so that one CA, made once, serves them all.
+    default_certificates = None
 
-    def __init__(self, catalogue=None, legacy=False):
+    def __init__(self, catalogue=None, legacy=False, certificates=None):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
         self.legacy = legacy
+        self.certificates = certificates
+        self._own_certificates = None
         # When set, every request counts as coming from this address (replay matching).
         self.client_address = None
         self.connections = 0
@@ -124,9 +127,18 @@ class Portal(FaultSwitches, Routes):
 
     # -- lifecycle
 
+    def _chosen_certificates(self):
+        for found in (self.certificates, Portal.default_certificates, self._own_certificates):
+            if found is not None:
+                return found
+        return None
+
     @property
     def ca_file(self):
-        return CA_FILE
+        """The file of the CA that a client must trust to reach this portal (None while a
+        portal that makes its own is stopped)."""
+        found = self._chosen_certificates()
+        return None if found is None else found.ca_file
 
     @property
     def origin(self):
@@ -145,27 +157,29 @@ class Portal(FaultSwitches, Routes):
         return self.origin + path
 
     def start(self, cert="server", port=0, plain_http=False):
-        """Listen on 127.0.0.1 (``port`` 0 picks a free one) with the named cert pair
-        (``"server"``, ``"wrong-host"``, ``"untrusted"``) or a ``(certfile, keyfile)``
-        tuple. ``plain_http`` adds a plain-HTTP listener on another port that refuses
-        publish with 403 ``https_required`` and redirects everything else to HTTPS."""
+        """Listen on 127.0.0.1 (``port`` 0 picks a free one) with the named pair from its
+        certificates (a test suite's also have ``"wrong-host"`` and ``"untrusted"``) or a
+        ``(certfile, keyfile)`` tuple. ``plain_http`` adds a plain-HTTP listener on another
+        port that refuses publish with 403 ``https_required`` and redirects everything else
+        to HTTPS."""
         if self._servers:
             raise RuntimeError("the portal is already started")
-        certfile, keyfile = CERT_PAIRS[cert] if isinstance(cert, str) else cert
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.minimum_version = ssl.TLSVersion.TLSv1_2
-        context.load_cert_chain(certfile, keyfile)
         self._stopping.clear()
-        servers = [_Server(self, ("127.0.0.1", port), context, "https")]
-        if plain_http:
-            try:
+        # Listening comes first, so that a port in use fails before any key is made.
+        servers = [_Server(self, ("127.0.0.1", port), None, "https")]
+        try:
+            if plain_http:
                 servers.append(_Server(self, ("127.0.0.1", 0), None, "http"))
-            except OSError:
-                servers[0].server_close()
-                raise
-            self.plain_port = servers[1].server_address[1]
+            servers[0].context = self._tls_context(cert)
+        except BaseException:
+            for srv in servers:
+                srv.server_close()
+            self._forget_own_certificates()
+            raise
         self._servers = servers
         self.port = servers[0].server_address[1]
+        if plain_http:
+            self.plain_port = servers[1].server_address[1]
         with self._lock:
             self.catalogue.set_origin(self.origin)
         for srv in self._servers:
@@ -177,6 +191,22 @@ class Portal(FaultSwitches, Routes):
             self._threads.append(thread)
         return self
 
+    def _tls_context(self, cert):
+        if isinstance(cert, str):
+            if self._chosen_certificates() is None:
+                self._own_certificates = Authority()
+                self._own_certificates.issue("server", ("127.0.0.1", "localhost"))
+            cert = self._chosen_certificates()[cert]
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(*cert)
+        return context
+
+    def _forget_own_certificates(self):
+        if self._own_certificates is not None:
+            self._own_certificates.remove()
+            self._own_certificates = None
+
     def stop(self):
         self._stopping.set()
         for srv in self._servers:
@@ -187,6 +217,7 @@ class Portal(FaultSwitches, Routes):
             thread.join(timeout=5)
         self._servers, self._threads = [], []
         self.port = self.plain_port = None
+        self._forget_own_certificates()
 
     def __enter__(self):
         if not self._servers:
