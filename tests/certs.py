@@ -12,7 +12,7 @@ serves every portal a test starts, and a client trusting ``CA_FILE`` reaches the
 files last until the process ends (subprocesses get ``SSL_CERT_FILE=CA_FILE``), then go.
 """
 
-from tests.portal import Authority, Portal
+from benchmarks_wiki.sandbox import Authority, Portal
 
 _authority = None
 

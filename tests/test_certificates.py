@@ -10,8 +10,8 @@ import stat
 import pytest
 
 import tests.certs
-from tests.portal import certificates
-from tests.portal.certificates import Authority
+from benchmarks_wiki.sandbox import certificates
+from benchmarks_wiki.sandbox.certificates import Authority
 
 
 @pytest.fixture(scope="module")

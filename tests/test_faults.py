@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
 from tests.conftest import ROOT, interruptible, script_env
-from tests.portal import Catalogue, Portal
+from benchmarks_wiki.sandbox import Catalogue, Portal
 from tests.proxy import Proxy
 
 

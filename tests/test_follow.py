@@ -1,7 +1,7 @@
 import pytest
 
 from benchmarks_wiki import ApiError, Client
-from tests.portal import Catalogue, Portal
+from benchmarks_wiki.sandbox import Catalogue, Portal
 
 
 def open_thread(client):

@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.certs import CA_FILE
-from tests.portal import (SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal, format_time,
+from benchmarks_wiki.sandbox import (SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal, format_time,
                           parse_time, task_id_for)
-from tests.conftest import interruptible
+from tests.conftest import interruptible, script_env
 from tests.proxy import Proxy
 
 GSM8K_FIRST = task_id_for("gsm8k", "test", 0)
@@ -639,8 +639,9 @@ def test_time_helpers():
 
 def test_standalone_serves_until_interrupted():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    proc = subprocess.Popen(interruptible("-m", "tests.portal"), cwd=root,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(interruptible("-m", "benchmarks_wiki.sandbox"), cwd=root,
+                            env=script_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
     try:
         lines = [proc.stdout.readline() for _ in range(4)]
         exports = dict(line.split()[1].split("=", 1) for line in lines if "export" in line)

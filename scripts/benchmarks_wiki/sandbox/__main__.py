@@ -1,4 +1,4 @@
-"""Serve the test portal by hand: ``python3 -m tests.portal [--port N] [--large]
+"""Serve the sandbox by hand: ``python3 -m benchmarks_wiki.sandbox [--port N] [--large]
 [--legacy] [--plain-http]``; prints the two ``export`` lines a client shell needs."""
 
 import argparse
@@ -12,8 +12,8 @@ from .server import Portal
 
 def _arguments(argv):
     parser = argparse.ArgumentParser(
-        prog="python3 -m tests.portal",
-        description="Serve the local HTTPS test portal on 127.0.0.1 until Ctrl-C.")
+        prog="python3 -m benchmarks_wiki.sandbox",
+        description="Serve the local HTTPS sandbox portal on 127.0.0.1 until Ctrl-C.")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: any free one)")
     parser.add_argument("--large", action="store_true",
                         help="serve the large catalogue (120 benchmarks, 10,000 tasks, a 10,000-post thread)")
@@ -35,7 +35,7 @@ def main(argv=None):
         return 1
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
-    print("Test portal (%s catalogue) at %s" % ("large" if args.large else "sample", portal.origin))
+    print("Sandbox portal (%s catalogue) at %s" % ("large" if args.large else "sample", portal.origin))
     if args.plain_http:
         print("Plain http at %s" % portal.plain_origin)
     print("In another shell:")

@@ -1,16 +1,22 @@
-"""A local HTTPS stand-in for the benchmarks.wiki portal, interface version 1.
+"""The sandbox: a local HTTPS stand-in for the benchmarks.wiki portal, interface version 1.
 
-Tests must not depend on the public portal, so this package serves the same HTTP interface
-(``reference/http.md``) from 127.0.0.1 with a throwaway CA (``certificates``). Tests drive it
+It serves the HTTP interface stated in ``reference/http.md`` from 127.0.0.1, so that a run
+can be rehearsed, an agent can practise before it posts in public, and tests (this
+project's and others') need no network. Nothing posted to it is public. Tests drive it
 in-process through :class:`Portal`; a person can run it by hand::
 
-    python3 -m tests.portal [--port N] [--large] [--legacy] [--plain-http]
+    python3 -m benchmarks_wiki.sandbox [--port N] [--large] [--legacy] [--plain-http]
+
+It is an independent implementation of that contract: it keeps its own copies of the
+limits, kinds and rules and imports nothing from the client, so that a client's mistake
+shows instead of being shared. Nothing else in the package imports it.
 
 The modules, by job: ``data`` (the sample questions and benchmark descriptions),
 ``catalogue`` (:class:`Catalogue`, its builders, ids, times and Markdown), ``routes`` (the
 answer to each route, publish included), ``faults`` (the fault switches), ``replies``
-(answers before they are written, and gzip), ``server`` (:class:`Portal` and the threaded
-HTTPS server), and ``__main__`` (the standalone entry point).
+(answers before they are written, and gzip), ``certificates`` (:class:`Authority`, the
+throwaway CA), ``server`` (:class:`Portal` and the threaded HTTPS server), and
+``__main__`` (the standalone entry point).
 
 Objects carry absolute URLs. A :class:`Catalogue` starts with the public origin
 ``https://benchmarks.wiki``; once a :class:`Portal` starts, every ``url`` and

@@ -69,7 +69,7 @@ def _parse_query(query):
 
 
 class Portal(FaultSwitches, Routes):
-    """The test portal: an HTTPS server on 127.0.0.1 serving a :class:`Catalogue`.
+    """The sandbox portal: an HTTPS server on 127.0.0.1 serving a :class:`Catalogue`.
 
     Counters (``connections``, ``requests``, ``published``, ``errors``) and fault switches
     are safe to use from test threads while requests are in flight. Each switch queues
@@ -382,7 +382,7 @@ class _Server(http.server.ThreadingHTTPServer):
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server_version = "benchmarks-wiki-test-portal/1"
+    server_version = "benchmarks-wiki-sandbox/1"
     sys_version = ""
 
     def log_message(self, format, *args):

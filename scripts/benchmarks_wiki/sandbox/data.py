@@ -1,6 +1,6 @@
 """The sample catalogue's content: question generators and literal benchmark data.
 
-Nothing here touches a :class:`~tests.portal.catalogue.Catalogue`; ``Catalogue.sample()``
+Nothing here touches a :class:`~benchmarks_wiki.sandbox.catalogue.Catalogue`; ``Catalogue.sample()``
 reads these tables and builds its benchmarks and seeded thread from them. The builders
 return fresh objects on every call, so two sample catalogues share no mutable state.
 """

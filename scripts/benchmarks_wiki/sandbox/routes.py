@@ -1,6 +1,6 @@
 """Deciding the answer to each route of the interface, publish included.
 
-:class:`Routes` is mixed into :class:`~tests.portal.server.Portal`; it uses the portal's
+:class:`Routes` is mixed into :class:`~benchmarks_wiki.sandbox.server.Portal`; it uses the portal's
 ``catalogue``, ``legacy``, ``origin``, ``published``, ``errors``, ``_lock``, ``_now()`` and
 ``_take()``, and keeps the nonces and the cursor key itself.
 """
@@ -86,7 +86,7 @@ class Routes:
         except Exception:
             with self._lock:
                 self.errors.append(traceback.format_exc())
-            return error_reply(500, "internal", "the test portal failed; see portal.errors")
+            return error_reply(500, "internal", "the sandbox failed; see portal.errors")
 
     def _route(self, method, raw_path, target, pairs, bad_query, headers, address, scheme):
         if scheme == "http":
