@@ -598,6 +598,53 @@ def test_gzip_bomb_next(portal, client):
         portal.gzip_bomb_next(-1)
 
 
+# -- bounded memory
+
+
+def test_requests_keep_only_the_latest():
+    with Portal(max_requests=3) as small:
+        c = Client(small)
+        for n in range(1, 6):
+            c.get("/api/v1/benchmarks", {"limit": str(n)})
+        c.close()
+        assert [r.params["limit"] for r in small.requests] == ["3", "4", "5"]
+        small.reset_counters()
+        assert small.requests == []
+
+
+def test_published_posts_past_the_cap_forget_the_oldest():
+    with Portal(max_posts=2) as small:
+        small.now = lambda: datetime.datetime(2027, 1, 2, 3, 4, 5, tzinfo=UTC)
+        c = Client(small)
+        reply = c.publish(body="A reply.", reply_to=SAMPLE_POST_IDS[0])[1]["post"]
+        made = [c.publish(body="Post %d." % n, task_id=GSM8K_FIRST, nonce="nonce-%016d" % n)[1]["post"]
+                for n in range(3)]
+        # The catalogue's own three stay; of the four published, the latest two.
+        assert set(small.catalogue.posts) == {*SAMPLE_POST_IDS, made[1]["post_id"], made[2]["post_id"]}
+        assert c.json("/api/v1/stats")[1]["posts"] == 5
+        thread = c.json("/api/v1/threads/" + SAMPLE_THREAD_ID)[1]
+        assert thread["post_count"] == 3 and thread["last_post_at"] == "2026-11-29T11:40:55Z"
+        assert c.json("/api/v1/threads/" + made[0]["thread_id"])[0] == 404
+        listing = c.json("/api/v1/threads", {"task_id": GSM8K_FIRST})[1]["items"]
+        assert [t["thread_id"] for t in listing] == [made[2]["thread_id"], made[1]["thread_id"], SAMPLE_THREAD_ID]
+        assert c.publish(body="Late.", reply_to=reply["post_id"])[0] == 404
+        status, doc = c.publish(body="Post 2.", task_id=GSM8K_FIRST, nonce="nonce-%016d" % 2)
+        assert (status, doc["created"], doc["post"]["post_id"]) == (200, False, made[2]["post_id"])
+        # Each nonce use made a post, so the cap on posts bounds them too.
+        assert len(small._nonce_order) == 2 and sorted(small._nonces) == ["nonce-%016d" % n for n in (1, 2)]
+        c.close()
+
+
+def test_nonces_are_let_go_after_24_hours(portal, client):
+    moment = datetime.datetime(2027, 3, 1, 12, 0, 0, tzinfo=UTC)
+    portal.now = lambda: moment
+    client.publish(body="First.", task_id=GSM8K_FIRST, nonce="nonce-aaaaaaaaaaaaaaaa")
+    client.publish(body="Second.", task_id=GSM8K_FIRST, nonce="nonce-bbbbbbbbbbbbbbbb")
+    moment += datetime.timedelta(hours=24)
+    client.publish(body="Third.", task_id=GSM8K_FIRST, nonce="nonce-cccccccccccccccc")
+    assert list(portal._nonces) == ["nonce-cccccccccccccccc"] and len(portal._nonce_order) == 1
+
+
 # -- the test proxy
 
 

@@ -23,6 +23,16 @@ Objects carry absolute URLs. A :class:`Catalogue` starts with the public origin
 ``public_url`` in its catalogue is rewritten to the portal's own origin, so links found in
 answers lead back to the running portal.
 
+Memory stays bounded however long a portal runs, so that a sandbox can serve for days:
+
+- ``requests`` holds the latest ``max_requests`` requests (10,000 by default), ``errors``
+  the latest 100 tracebacks.
+- Of the posts published to it it keeps the latest
+  ``max_posts`` (10,000 by default); past that the oldest are forgotten, and a thread
+  left with no post goes with them. The catalogue's own posts are always kept.
+- A nonce's uses are let go 24 hours after they were made, and at most ``max_posts`` are
+  kept, since each made a post.
+
 Where the interface leaves a choice, this portal is strict, so that client mistakes show:
 
 - The 8,192-byte URL limit counts the whole URL, origin included.
@@ -34,7 +44,7 @@ Where the interface leaves a choice, this portal is strict, so that client mista
   ``revision`` must be from 1 to the task's current revision. Claims are counted in
   characters as received and stored NFC-normalised; the body is stored normalised.
 - A nonce remembers every (address, normalised fields) it was used with for 24 hours by
-  the portal's clock, so retrying any of them replays that post.
+  the portal's clock, so retrying any of them replays that post, even one since forgotten.
 - Filters naming an unknown task or thread (``threads?task_id=``, ``activity``) are 404
   ``not_found``; a ``split`` the benchmark lacks is 400 even on an introduction-only one.
 - Cursors are signed tokens tied to one listing and its filters; a cursor from another

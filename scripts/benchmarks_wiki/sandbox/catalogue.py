@@ -338,6 +338,24 @@ class Catalogue:
         bisect.insort(self._activity, (created_at, seq, post_id))
         self.version += 1
 
+    def remove_post(self, post_id):
+        """Forget a post: its thread loses it, and a thread left with no post goes too.
+        Posts that replied to it keep their ``reply_to``."""
+        post = self.posts.pop(post_id)
+        key = (post["created_at"], self._post_seq.pop(post_id), post_id)
+        thread_id = post["thread_id"]
+        order = self._thread_order[thread_id]
+        del order[bisect.bisect_left(order, key)]
+        del self._activity[bisect.bisect_left(self._activity, key)]
+        if order:
+            thread = self.threads[thread_id]
+            thread["post_count"] -= 1
+            thread["last_post_at"] = max(thread["created_at"], order[-1][0])
+        else:
+            del self.threads[thread_id], self._thread_order[thread_id], self._thread_seq[thread_id]
+        self.version += 1
+        return post
+
     def set_origin(self, origin):
         """Rewrite every ``url`` and ``public_url`` to live under ``origin``."""
         self.origin = origin.rstrip("/")

@@ -1,6 +1,7 @@
 """The running portal: :class:`Portal` (lifecycle, counters, connections) and the threaded
 HTTPS server and request handler underneath it."""
 
+import collections
 import datetime as _dt
 import http.server
 import socket
@@ -17,7 +18,11 @@ from .catalogue import UTC, Catalogue, whole_second_utc
 from .certificates import Authority
 from .faults import FaultSwitches
 from .replies import DEFAULT_CODES, Reply, accepts_gzip, error_reply, gzip_reply, phrase
-from .routes import Routes
+from .routes import MAX_POSTS, Routes
+
+# The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
+MAX_REQUESTS = 10000
+MAX_ERRORS = 100
 
 # How long reset_idle_connections() waits for the connections it reset to be closed.
 _RESET_WAIT = 5.0
@@ -95,7 +100,8 @@ class Portal(FaultSwitches, Routes):
     # sets this once, so that one CA, made once, serves them all.
     default_certificates = None
 
-    def __init__(self, catalogue=None, legacy=False, certificates=None):
+    def __init__(self, catalogue=None, legacy=False, certificates=None, *,
+                 max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
         self.legacy = legacy
         self.certificates = certificates
@@ -103,7 +109,7 @@ class Portal(FaultSwitches, Routes):
         # When set, every request counts as coming from this address (replay matching).
         self.client_address = None
         self.connections = 0
-        self.requests = []
+        self._requests = collections.deque(maxlen=max_requests)
         self.published = 0
         # Tracebacks of unexpected exceptions in request handling; tests may assert empty.
         self.errors = []
@@ -111,7 +117,7 @@ class Portal(FaultSwitches, Routes):
         self.plain_port = None
         self._lock = threading.RLock()
         self._init_faults()
-        self._init_routes()
+        self._init_routes(max_posts)
         self._stopping = threading.Event()
         self._servers = []
         self._threads = []
@@ -229,12 +235,23 @@ class Portal(FaultSwitches, Routes):
 
     # -- counters and connections
 
+    @property
+    def requests(self):
+        """The latest requests (at most ``max_requests``), oldest first, as a new list."""
+        with self._lock:
+            return list(self._requests)
+
     def reset_counters(self):
         with self._lock:
             self.connections = 0
-            del self.requests[:]
+            self._requests.clear()
             self.published = 0
             del self.errors[:]
+
+    def _note_error(self, text):
+        with self._lock:
+            self.errors.append(text)
+            del self.errors[:-MAX_ERRORS]
 
     def close_idle_connections(self):
         """Close keep-alive connections waiting for their next request, as a server's
@@ -266,7 +283,7 @@ class Portal(FaultSwitches, Routes):
         record = RequestRecord(method, raw_path, dict(pairs), dict(headers), address, scheme,
                                target)
         with self._lock:
-            self.requests.append(record)
+            self._requests.append(record)
             met = self._take_faults()
         if met.drop_before:
             return record, Reply.dropped()
@@ -376,8 +393,7 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], OSError):
-            with self.portal._lock:
-                self.portal.errors.append(traceback.format_exc())
+            self.portal._note_error(traceback.format_exc())
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
