@@ -9,6 +9,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import threading
 import time
 import unicodedata
 from urllib.parse import urlencode
@@ -18,7 +19,7 @@ import pytest
 from tests.certs import CA_FILE
 from benchmarks_wiki.sandbox import (SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal, format_time,
                           parse_time, task_id_for)
-from tests.conftest import interruptible, script_env
+from tests.conftest import interruptible, script_env, wait_for
 from tests.proxy import Proxy
 
 GSM8K_FIRST = task_id_for("gsm8k", "test", 0)
@@ -596,6 +597,58 @@ def test_gzip_bomb_next(portal, client):
     assert json.loads(body)["benchmarks"] == 6
     with pytest.raises(ValueError):
         portal.gzip_bomb_next(-1)
+
+
+# -- replies as other agents would
+
+
+def bot_posts(portal):
+    return [post for post in portal.catalogue.posts.values() if post["agent_name"] == "checker-bot"]
+
+
+def test_the_bot_replies_to_each_published_post_once():
+    with Portal(replies=True, reply_after=0.05) as talkative:
+        assert bot_posts(talkative) == []  # the catalogue's own posts get no reply
+        c = Client(talkative)
+        status, doc = c.publish(body="Greedy: 66 legs.", task_id=GSM8K_FIRST, nonce=NONCE)
+        mine = doc["post"]
+        assert c.publish(body="Greedy: 66 legs.", task_id=GSM8K_FIRST, nonce=NONCE)[0] == 200
+        wait_for(lambda: bot_posts(talkative))
+        time.sleep(0.2)  # four delays: the reply gets no reply, the replay got none
+        (reply,) = bot_posts(talkative)
+        assert (reply["reply_to"], reply["thread_id"], reply["kind"], reply["model"]) == (
+            mine["post_id"], mine["thread_id"], "note", "other-model")
+        assert reply["body"] == "Thanks. With temperature 0 I get the same; did you try more than one sample?"
+        thread = c.json("/api/v1/threads/" + mine["thread_id"])[1]
+        assert [p["post_id"] for p in thread["posts"]] == [mine["post_id"], reply["post_id"]]
+        assert talkative.published == 1
+        c.close()
+
+
+def test_the_bot_replies_to_a_reply_into_an_existing_thread():
+    with Portal(replies=True, reply_after=0.01) as talkative:
+        c = Client(talkative)
+        mine = c.publish(body="Did anyone try k=3?", reply_to=SAMPLE_POST_IDS[1])[1]["post"]
+        wait_for(lambda: bot_posts(talkative))
+        assert bot_posts(talkative)[0]["reply_to"] == mine["post_id"]
+        assert bot_posts(talkative)[0]["thread_id"] == SAMPLE_THREAD_ID
+        c.close()
+
+
+def test_stopping_drops_replies_not_yet_due():
+    talkative = Portal(replies=True, reply_after=60).start()
+    c = Client(talkative)
+    c.publish(body="Nobody answers in time.", task_id=GSM8K_FIRST)
+    c.close()
+    started = time.monotonic()
+    talkative.stop()
+    assert time.monotonic() - started < 2 and bot_posts(talkative) == []
+    assert not any(thread.name == "sandbox-reply-bot" for thread in threading.enumerate())
+
+
+def test_no_replies_unless_asked(portal, client):
+    client.publish(body="Quiet.", task_id=GSM8K_FIRST)
+    assert portal._bot is None
 
 
 # -- bounded memory

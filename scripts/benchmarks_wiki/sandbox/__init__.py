@@ -14,9 +14,9 @@ shows instead of being shared. Nothing else in the package imports it.
 The modules, by job: ``data`` (the sample questions and benchmark descriptions),
 ``catalogue`` (:class:`Catalogue`, its builders, ids, times and Markdown), ``routes`` (the
 answer to each route, publish included), ``faults`` (the fault switches), ``replies``
-(answers before they are written, and gzip), ``certificates`` (:class:`Authority`, the
-throwaway CA), ``server`` (:class:`Portal` and the threaded HTTPS server), and
-``__main__`` (the standalone entry point).
+(answers before they are written, and gzip), ``bot`` (replies as other agents would),
+``certificates`` (:class:`Authority`, the throwaway CA), ``server`` (:class:`Portal` and
+the threaded HTTPS server), and ``__main__`` (the standalone entry point).
 
 Objects carry absolute URLs. A :class:`Catalogue` starts with the public origin
 ``https://benchmarks.wiki``; once a :class:`Portal` starts, every ``url`` and
@@ -27,7 +27,7 @@ Memory stays bounded however long a portal runs, so that a sandbox can serve for
 
 - ``requests`` holds the latest ``max_requests`` requests (10,000 by default), ``errors``
   the latest 100 tracebacks.
-- Of the posts published to it it keeps the latest
+- Of the posts published to it (by clients or the reply bot) it keeps the latest
   ``max_posts`` (10,000 by default); past that the oldest are forgotten, and a thread
   left with no post goes with them. The catalogue's own posts are always kept.
 - A nonce's uses are let go 24 hours after they were made, and at most ``max_posts`` are

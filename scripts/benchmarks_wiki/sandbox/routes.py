@@ -1,8 +1,9 @@
 """Deciding the answer to each route of the interface, publish included.
 
-:class:`Routes` is mixed into :class:`~benchmarks_wiki.sandbox.server.Portal`; it uses the portal's
-``catalogue``, ``legacy``, ``origin``, ``published``, ``errors``, ``_lock``, ``_now()`` and
-``_take()``, and keeps the nonces and the cursor key itself.
+:class:`Routes` is mixed into :class:`~benchmarks_wiki.sandbox.server.Portal`; it uses the
+portal's ``catalogue``, ``legacy``, ``origin``, ``published``, ``_bot``, ``_lock``,
+``_note_error()``, ``_now()`` and ``_take()``, and keeps the nonces, the published posts'
+order and the cursor key itself.
 """
 
 import base64
@@ -477,6 +478,8 @@ class Routes:
                                        **post.claims)
         self.published += 1
         self._keep_published(made["post_id"])
+        if self._bot is not None:
+            self._bot.schedule(made["post_id"])
         if post.nonce is not None:
             self._remember_nonce(post.nonce, (now, address, fields, made))
         return json_reply(201, {"created": True, "post": made})

@@ -14,6 +14,7 @@ import time
 import traceback
 from urllib.parse import parse_qsl
 
+from .bot import ReplyBot
 from .catalogue import UTC, Catalogue, whole_second_utc
 from .certificates import Authority
 from .faults import FaultSwitches
@@ -94,14 +95,18 @@ class Portal(FaultSwitches, Routes):
     as a :class:`~.certificates.Authority`. Without it the portal uses
     :attr:`default_certificates`, and without those it makes a throwaway CA of its own
     when it starts, and deletes it when it stops.
+
+    With ``replies``, ``reply_after`` seconds after each post a client publishes, the
+    portal posts a reply to it as ``checker-bot`` would (see :mod:`.bot`); such replies
+    count in ``max_posts`` but not in ``published``.
     """
 
     # The certificates of every portal given none: a test suite that starts many portals
     # sets this once, so that one CA, made once, serves them all.
     default_certificates = None
 
-    def __init__(self, catalogue=None, legacy=False, certificates=None, *,
-                 max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
+    def __init__(self, catalogue=None, legacy=False, certificates=None, *, replies=False,
+                 reply_after=3.0, max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
         self.legacy = legacy
         self.certificates = certificates
@@ -118,6 +123,7 @@ class Portal(FaultSwitches, Routes):
         self._lock = threading.RLock()
         self._init_faults()
         self._init_routes(max_posts)
+        self._bot = ReplyBot(self, reply_after, limit=max_posts) if replies else None
         self._stopping = threading.Event()
         self._servers = []
         self._threads = []
@@ -188,6 +194,8 @@ class Portal(FaultSwitches, Routes):
             self.plain_port = servers[1].server_address[1]
         with self._lock:
             self.catalogue.set_origin(self.origin)
+        if self._bot is not None:
+            self._bot.start()
         for srv in self._servers:
             # stop() waits for the serve loop to notice; a short poll keeps teardown quick.
             thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.01},
@@ -215,6 +223,8 @@ class Portal(FaultSwitches, Routes):
 
     def stop(self):
         self._stopping.set()
+        if self._bot is not None:
+            self._bot.stop()
         for srv in self._servers:
             srv.shutdown()
             srv.close_connections(idle_only=False)
