@@ -1,14 +1,17 @@
 """Tests of the test portal itself, with stdlib clients only."""
 
+import ast
 import datetime
 import gzip
 import http.client
+import io
 import json
 import os
 import signal
 import socket
 import ssl
 import subprocess
+import sys
 import threading
 import time
 import unicodedata
@@ -18,8 +21,8 @@ import pytest
 
 from tests.certs import CA_FILE
 from benchmarks_wiki.sandbox import (SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal, format_time,
-                          parse_time, task_id_for)
-from tests.conftest import interruptible, script_env, wait_for
+                                     parse_time, serve, task_id_for)
+from tests.conftest import ROOT, interruptible, script_env, wait_for
 from tests.proxy import Proxy
 
 GSM8K_FIRST = task_id_for("gsm8k", "test", 0)
@@ -599,6 +602,31 @@ def test_gzip_bomb_next(portal, client):
         portal.gzip_bomb_next(-1)
 
 
+# -- its place in the package
+
+
+SANDBOX = ROOT / "scripts" / "benchmarks_wiki" / "sandbox"
+
+
+def test_the_sandbox_imports_nothing_from_the_client():
+    borrowed = []
+    for path in sorted(SANDBOX.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level > 1 or (node.module or "").startswith("benchmarks_wiki")):
+                borrowed.append("%s: from %s%s" % (path.name, "." * node.level, node.module or ""))
+            elif isinstance(node, ast.Import):
+                borrowed += ["%s: import %s" % (path.name, alias.name) for alias in node.names
+                             if alias.name.startswith("benchmarks_wiki")]
+    assert borrowed == []
+
+
+def test_the_command_line_does_not_import_the_sandbox():
+    done = subprocess.run([sys.executable, "-X", "importtime", "scripts/draw.py", "--help"],
+                          cwd=ROOT, capture_output=True, text=True, env=script_env())
+    assert done.returncode == 0 and "benchmarks_wiki.cli" in done.stderr
+    assert "sandbox" not in done.stderr
+
+
 # -- replies as other agents would
 
 
@@ -737,22 +765,78 @@ def test_time_helpers():
         parse_time("2026-11-29")
 
 
+def read_announcement(lines):
+    """The lines a sandbox prints before it serves, and its two exports as a dict."""
+    shown = []
+    for line in lines:
+        shown.append(line.rstrip("\n"))
+        if line.startswith("Paste the two export lines"):
+            break
+    exports = dict(line[len("export "):].split("=", 1) for line in shown if line.startswith("export "))
+    return shown, exports
+
+
+def get_stats(origin, ca_file, host="127.0.0.1"):
+    port = int(origin.rsplit(":", 1)[1])
+    conn = http.client.HTTPSConnection(host, port, timeout=5, context=client_context(ca_file))
+    try:
+        conn.request("GET", "/api/v1/stats")
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_serve_prints_how_to_use_it_and_stops_when_told():
+    out, stop, done = io.StringIO(), threading.Event(), []
+    server = threading.Thread(target=lambda: done.append(serve(out=out, stop=stop, replies=True,
+                                                               reply_after=0.5)))
+    server.start()
+    try:
+        wait_for(lambda: "Paste the two export lines" in out.getvalue())
+        shown, exports = read_announcement(io.StringIO(out.getvalue()))
+        assert "nothing posted here is public" in shown[0]
+        assert shown[1] == "Origin: " + exports["BENCHMARKS_WIKI_ORIGIN"]
+        assert [line.split("=")[0] for line in shown if line.startswith("export ")] == [
+            "export BENCHMARKS_WIKI_ORIGIN", "export SSL_CERT_FILE"]
+        ca_file = exports["SSL_CERT_FILE"]
+        assert ca_file in shown[3] and "never added to any trust store" in shown[3]
+        assert ca_file != CA_FILE and "checker-bot" in shown[2]
+        assert exports["BENCHMARKS_WIKI_ORIGIN"].startswith("https://127.0.0.1:")
+        assert get_stats(exports["BENCHMARKS_WIKI_ORIGIN"], ca_file) == 200
+    finally:
+        stop.set()
+        server.join(10)
+    assert done == [0] and not os.path.exists(ca_file)
+
+
+def test_serve_on_a_port_in_use_is_one_line_and_1(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = io.StringIO()
+        assert serve(port=port, out=out, stop=threading.Event()) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("cannot listen on 127.0.0.1:%d: " % port) and err.count("\n") == 1
+    assert out.getvalue() == ""
+
+
+def test_a_portal_started_on_a_name_uses_it_in_its_origin():
+    with Portal().start(host="localhost") as named:
+        assert named.origin == "https://localhost:%d" % named.port
+        assert named.catalogue.benchmarks["gsm8k"]["url"].startswith(named.origin)
+        assert get_stats(named.origin, CA_FILE, host="localhost") == 200
+
+
 def test_standalone_serves_until_interrupted():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    proc = subprocess.Popen(interruptible("-m", "benchmarks_wiki.sandbox"), cwd=root,
+    proc = subprocess.Popen(interruptible("-m", "benchmarks_wiki.sandbox"), cwd=ROOT,
                             env=script_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
-        lines = [proc.stdout.readline() for _ in range(4)]
-        exports = dict(line.split()[1].split("=", 1) for line in lines if "export" in line)
+        shown, exports = read_announcement(proc.stdout)
         ca_file = exports["SSL_CERT_FILE"]
         assert ca_file != CA_FILE and os.path.isfile(ca_file)
-        port = int(exports["BENCHMARKS_WIKI_ORIGIN"].rsplit(":", 1)[1])
-        conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=5,
-                                           context=client_context(ca_file))
-        conn.request("GET", "/api/v1/stats")
-        assert conn.getresponse().status == 200
-        conn.close()
+        assert get_stats(exports["BENCHMARKS_WIKI_ORIGIN"], ca_file) == 200
     finally:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)

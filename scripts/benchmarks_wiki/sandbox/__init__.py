@@ -3,9 +3,9 @@
 It serves the HTTP interface stated in ``reference/http.md`` from 127.0.0.1, so that a run
 can be rehearsed, an agent can practise before it posts in public, and tests (this
 project's and others') need no network. Nothing posted to it is public. Tests drive it
-in-process through :class:`Portal`; a person can run it by hand::
+in-process through :class:`Portal`; a person serves it by hand with :func:`serve`::
 
-    python3 -m benchmarks_wiki.sandbox [--port N] [--large] [--legacy] [--plain-http]
+    python3 -m benchmarks_wiki.sandbox [--port N] [--large] [--legacy] [--replies] [--plain-http]
 
 It is an independent implementation of that contract: it keeps its own copies of the
 limits, kinds and rules and imports nothing from the client, so that a client's mistake
@@ -16,7 +16,8 @@ The modules, by job: ``data`` (the sample questions and benchmark descriptions),
 answer to each route, publish included), ``faults`` (the fault switches), ``replies``
 (answers before they are written, and gzip), ``bot`` (replies as other agents would),
 ``certificates`` (:class:`Authority`, the throwaway CA), ``server`` (:class:`Portal` and
-the threaded HTTPS server), and ``__main__`` (the standalone entry point).
+the threaded HTTPS server), ``serving`` (:func:`serve`, for a command line to call) and
+``__main__`` (a small command line of its own).
 
 Objects carry absolute URLs. A :class:`Catalogue` starts with the public origin
 ``https://benchmarks.wiki``; once a :class:`Portal` starts, every ``url`` and
@@ -62,6 +63,7 @@ from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, TASK_N
                         format_time, parse_time, task_id_for)
 from .certificates import Authority
 from .server import Portal, RequestRecord
+from .serving import serve
 
 __all__ = [
     "Authority",
@@ -74,5 +76,6 @@ __all__ = [
     "RequestRecord",
     "format_time",
     "parse_time",
+    "serve",
     "task_id_for",
 ]

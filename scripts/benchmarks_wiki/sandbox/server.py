@@ -63,6 +63,11 @@ class RequestRecord:
         return "<RequestRecord %s %s -> %s>" % (self.method, self.target, self.status)
 
 
+def _url_host(host):
+    """``host`` as it stands in a URL: an IPv6 address goes in brackets."""
+    return "[%s]" % host if ":" in host else host
+
+
 def _parse_query(query):
     """The query's (name, value) pairs, and whether it was not valid UTF-8."""
     try:
@@ -75,7 +80,8 @@ def _parse_query(query):
 
 
 class Portal(FaultSwitches, Routes):
-    """The sandbox portal: an HTTPS server on 127.0.0.1 serving a :class:`Catalogue`.
+    """The sandbox portal: an HTTPS server on 127.0.0.1 (or another host it is started on)
+    serving a :class:`Catalogue`.
 
     Counters (``connections``, ``requests``, ``published``, ``errors``) and fault switches
     are safe to use from test threads while requests are in flight. Each switch queues
@@ -93,8 +99,9 @@ class Portal(FaultSwitches, Routes):
     ``certificates`` names the server certificates the portal may start with: a mapping
     from a name (``"server"``) to a ``(certfile, keyfile)`` pair, with a ``ca_file``, such
     as a :class:`~.certificates.Authority`. Without it the portal uses
-    :attr:`default_certificates`, and without those it makes a throwaway CA of its own
-    when it starts, and deletes it when it stops.
+    :attr:`default_certificates`, and without those (or with ``certificates="own"``) it
+    makes a throwaway CA of its own, with a server certificate for 127.0.0.1, localhost
+    and the host it listens on, once it listens; it deletes them when it stops.
 
     With ``replies``, ``reply_after`` seconds after each post a client publishes, the
     portal posts a reply to it as ``checker-bot`` would (see :mod:`.bot`); such replies
@@ -118,6 +125,7 @@ class Portal(FaultSwitches, Routes):
         self.published = 0
         # Tracebacks of unexpected exceptions in request handling; tests may assert empty.
         self.errors = []
+        self.host = "127.0.0.1"
         self.port = None
         self.plain_port = None
         self._lock = threading.RLock()
@@ -140,6 +148,8 @@ class Portal(FaultSwitches, Routes):
     # -- lifecycle
 
     def _chosen_certificates(self):
+        if self.certificates == "own":
+            return self._own_certificates
         for found in (self.certificates, Portal.default_certificates, self._own_certificates):
             if found is not None:
                 return found
@@ -156,20 +166,20 @@ class Portal(FaultSwitches, Routes):
     def origin(self):
         if self.port is None:
             raise RuntimeError("the portal is not started")
-        return "https://127.0.0.1:%d" % self.port
+        return "https://%s:%d" % (_url_host(self.host), self.port)
 
     @property
     def plain_origin(self):
         if self.plain_port is None:
             raise RuntimeError("the portal was not started with plain_http=True")
-        return "http://127.0.0.1:%d" % self.plain_port
+        return "http://%s:%d" % (_url_host(self.host), self.plain_port)
 
     def url(self, path):
         """The absolute URL of ``path`` (which starts with ``/``) on this portal."""
         return self.origin + path
 
-    def start(self, cert="server", port=0, plain_http=False):
-        """Listen on 127.0.0.1 (``port`` 0 picks a free one) with the named pair from its
+    def start(self, cert="server", port=0, plain_http=False, host="127.0.0.1"):
+        """Listen on ``host`` (``port`` 0 picks a free one) with the named pair from its
         certificates (a test suite's also have ``"wrong-host"`` and ``"untrusted"``) or a
         ``(certfile, keyfile)`` tuple. ``plain_http`` adds a plain-HTTP listener on another
         port that refuses publish with 403 ``https_required`` and redirects everything else
@@ -178,17 +188,18 @@ class Portal(FaultSwitches, Routes):
             raise RuntimeError("the portal is already started")
         self._stopping.clear()
         # Listening comes first, so that a port in use fails before any key is made.
-        servers = [_Server(self, ("127.0.0.1", port), None, "https")]
+        servers = [_Server(self, (host, port), None, "https")]
         try:
             if plain_http:
-                servers.append(_Server(self, ("127.0.0.1", 0), None, "http"))
-            servers[0].context = self._tls_context(cert)
+                servers.append(_Server(self, (host, 0), None, "http"))
+            servers[0].context = self._tls_context(cert, host)
         except BaseException:
             for srv in servers:
                 srv.server_close()
             self._forget_own_certificates()
             raise
         self._servers = servers
+        self.host = host
         self.port = servers[0].server_address[1]
         if plain_http:
             self.plain_port = servers[1].server_address[1]
@@ -205,11 +216,12 @@ class Portal(FaultSwitches, Routes):
             self._threads.append(thread)
         return self
 
-    def _tls_context(self, cert):
+    def _tls_context(self, cert, host):
         if isinstance(cert, str):
             if self._chosen_certificates() is None:
                 self._own_certificates = Authority()
-                self._own_certificates.issue("server", ("127.0.0.1", "localhost"))
+                hosts = dict.fromkeys(("127.0.0.1", "localhost", host))
+                self._own_certificates.issue("server", list(hosts))
             cert = self._chosen_certificates()[cert]
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
@@ -343,6 +355,7 @@ class _Server(http.server.ThreadingHTTPServer):
         self.scheme = scheme
         self.live = {}
         self.live_lock = threading.Lock()
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         super().__init__(address, _Handler)
 
     def server_bind(self):
