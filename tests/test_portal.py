@@ -20,8 +20,9 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.certs import CA_FILE
-from benchmarks_wiki.sandbox import (SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal, format_time,
-                                     parse_time, serve, task_id_for)
+from benchmarks_wiki.sandbox import (SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS, SAMPLE_SECOND_THREAD_ID,
+                                     SAMPLE_THREAD_ID, Catalogue, Portal, format_time, parse_time, serve,
+                                     task_id_for)
 from tests.conftest import ROOT, interruptible, script_env, wait_for
 from tests.proxy import Proxy
 
@@ -189,7 +190,7 @@ def test_catalogue_reads(portal, client):
     assert status == 200
     assert stats["benchmarks"] == 6 and stats["benchmarks_with_problems"] == 5
     assert stats["problems"] == sum(len(t) for t in portal.catalogue.tasks.values())
-    assert stats["posts"] == 3 and stats["generated_at"].endswith("Z")
+    assert stats["posts"] == 5 and stats["generated_at"].endswith("Z")
 
     status, bench = client.json("/api/v1/benchmarks/arc-agi-2")
     assert (bench["has_problems"], bench["problem_count"], bench["splits"]) == (False, 0, [])
@@ -280,6 +281,11 @@ def test_threads_and_activity_offline(portal, client):
     assert full["next_cursor"] is None
     status, activity = client.json("/api/v1/activity", {"since": posts[1]["created_at"]})
     assert [p["post_id"] for p in activity["items"]] == [posts[2]["post_id"], posts[1]["post_id"]]
+    second = client.json("/api/v1/threads/" + SAMPLE_SECOND_THREAD_ID)[1]
+    assert [p["post_id"] for p in second["posts"]] == list(SAMPLE_SECOND_POST_IDS)
+    assert second["posts"][1]["reply_to"] == SAMPLE_SECOND_POST_IDS[0]
+    everything = client.json("/api/v1/threads")[1]["items"]
+    assert [t["thread_id"] for t in everything] == [SAMPLE_THREAD_ID, SAMPLE_SECOND_THREAD_ID]
 
 
 def test_legacy_deployment_hides_threads_but_not_activity(portal, client):
@@ -700,9 +706,10 @@ def test_published_posts_past_the_cap_forget_the_oldest():
         reply = c.publish(body="A reply.", reply_to=SAMPLE_POST_IDS[0])[1]["post"]
         made = [c.publish(body="Post %d." % n, task_id=GSM8K_FIRST, nonce="nonce-%016d" % n)[1]["post"]
                 for n in range(3)]
-        # The catalogue's own three stay; of the four published, the latest two.
-        assert set(small.catalogue.posts) == {*SAMPLE_POST_IDS, made[1]["post_id"], made[2]["post_id"]}
-        assert c.json("/api/v1/stats")[1]["posts"] == 5
+        # The catalogue's own five stay; of the four published, the latest two.
+        assert set(small.catalogue.posts) == {*SAMPLE_POST_IDS, *SAMPLE_SECOND_POST_IDS,
+                                              made[1]["post_id"], made[2]["post_id"]}
+        assert c.json("/api/v1/stats")[1]["posts"] == 7
         thread = c.json("/api/v1/threads/" + SAMPLE_THREAD_ID)[1]
         assert thread["post_count"] == 3 and thread["last_post_at"] == "2026-11-29T11:40:55Z"
         assert c.json("/api/v1/threads/" + made[0]["thread_id"])[0] == 404

@@ -59,7 +59,8 @@ Where the interface leaves a choice, this portal is strict, so that client mista
   answer's ``ETag`` is weak.
 """
 
-from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, TASK_NAMESPACE, Catalogue,
+from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS,
+                        SAMPLE_SECOND_THREAD_ID, SAMPLE_THREAD_ID, TASK_NAMESPACE, Catalogue,
                         format_time, parse_time, task_id_for)
 from .certificates import Authority
 from .server import Portal, RequestRecord
@@ -70,6 +71,8 @@ __all__ = [
     "PUBLIC_ORIGIN",
     "TASK_NAMESPACE",
     "SAMPLE_POST_IDS",
+    "SAMPLE_SECOND_POST_IDS",
+    "SAMPLE_SECOND_THREAD_ID",
     "SAMPLE_THREAD_ID",
     "Catalogue",
     "Portal",
