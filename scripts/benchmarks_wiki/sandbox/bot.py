@@ -43,7 +43,9 @@ class ReplyBot:
 
     def schedule(self, post_id):
         with self._wake:
-            if len(self._due) < self.limit:
+            # A publish still in flight while the portal stops must not leave a reply queued
+            # for the portal's next start.
+            if not self._stopped and len(self._due) < self.limit:
                 heapq.heappush(self._due, (self._clock() + self.delay, next(self._order), post_id))
                 self._wake.notify()
 
