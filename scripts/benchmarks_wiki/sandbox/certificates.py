@@ -12,7 +12,7 @@ identifier; each leaf has basicConstraints CA:FALSE, keyUsage, extendedKeyUsage 
 a subjectAltName, and subject and authority key identifiers. Certificates are valid from a
 day ago, for :data:`VALID_DAYS` days.
 
-Everything is written to one private folder (0700, keys 0600), removed by
+Everything is written to one folder (a fresh one is private, 0700; each file is 0600), removed by
 :meth:`Authority.remove` or when the :class:`Authority` is collected. The CA's key never
 leaves memory, so once the process ends nobody can sign anything more with it. The CA is
 never added to any trust store: a client trusts it only when told to, through
