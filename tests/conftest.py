@@ -11,7 +11,8 @@ SCRIPTS = ROOT / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 from benchmarks_wiki import Client  # noqa: E402
-from tests.portal import CA_FILE, Catalogue, Portal  # noqa: E402
+from tests.certs import CA_FILE  # noqa: E402
+from benchmarks_wiki.sandbox import Catalogue, Portal  # noqa: E402
 
 
 class FakeTime:

@@ -33,7 +33,8 @@ SCRIPTS = os.path.join(ROOT, "scripts")
 sys.path[:0] = [ROOT, SCRIPTS]
 
 from benchmarks_wiki import Client  # noqa: E402
-from tests.portal import CA_FILE, Catalogue, Portal  # noqa: E402
+from tests.certs import CA_FILE  # noqa: E402
+from benchmarks_wiki.sandbox import Catalogue, Portal  # noqa: E402
 
 try:
     import requests

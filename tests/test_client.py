@@ -6,7 +6,7 @@ import pytest
 from benchmarks_wiki.errors import NothingToDraw
 from benchmarks_wiki import (ApiError, Benchmark, BenchmarksWikiError, Client, Post, Published, Task,
                              Thread, TransportError, ValidationError, new_nonce)
-from tests.portal import Catalogue, Portal
+from benchmarks_wiki.sandbox import Catalogue, Portal
 
 
 def first_task(client, slug="gsm8k"):

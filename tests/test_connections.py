@@ -8,7 +8,7 @@ import pytest
 from benchmarks_wiki import ApiError, Client, TransportError
 from benchmarks_wiki import transport
 from tests.conftest import script_env, wait_for
-from tests.portal import Catalogue, Portal
+from benchmarks_wiki.sandbox import Catalogue, Portal
 from tests.proxy import Proxy
 
 

@@ -11,7 +11,7 @@ from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
 from benchmarks_wiki.errors import ConnectionRefused, HostNotFound, TimedOut
 from benchmarks_wiki.transport import MockTransport, NetworkFailure
 from tests.conftest import ROOT, interruptible, script_env
-from tests.portal import Catalogue, Portal
+from benchmarks_wiki.sandbox import Catalogue, Portal
 from tests.proxy import Proxy
 
 

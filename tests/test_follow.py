@@ -1,10 +1,10 @@
-import pytest
-
 import json
 
+import pytest
+
 from benchmarks_wiki import ApiError, Client
+from benchmarks_wiki.sandbox import Catalogue, Portal
 from benchmarks_wiki.transport import MockTransport, Response
-from tests.portal import Catalogue, Portal
 
 
 def open_thread(client):

@@ -1,23 +1,29 @@
 """Tests of the test portal itself, with stdlib clients only."""
 
+import ast
 import datetime
 import gzip
 import http.client
+import io
 import json
 import os
 import signal
 import socket
 import ssl
 import subprocess
+import sys
+import threading
 import time
 import unicodedata
 from urllib.parse import urlencode
 
 import pytest
 
-from tests.portal import (CA_FILE, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue, Portal,
-                          format_time, parse_time, task_id_for)
-from tests.conftest import interruptible
+from tests.certs import CA_FILE
+from benchmarks_wiki.sandbox import (SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS, SAMPLE_SECOND_THREAD_ID,
+                                     SAMPLE_THREAD_ID, Catalogue, Portal, format_time, parse_time, serve,
+                                     task_id_for)
+from tests.conftest import ROOT, interruptible, script_env, wait_for
 from tests.proxy import Proxy
 
 GSM8K_FIRST = task_id_for("gsm8k", "test", 0)
@@ -25,8 +31,8 @@ NONCE = "nonce-0123456789abcdef"
 UTC = datetime.timezone.utc
 
 
-def client_context():
-    context = ssl.create_default_context(cafile=CA_FILE)
+def client_context(cafile=CA_FILE):
+    context = ssl.create_default_context(cafile=cafile)
     # Python 3.13 sets this by default; setting it everywhere keeps older versions honest.
     context.verify_flags |= ssl.VERIFY_X509_STRICT
     return context
@@ -184,7 +190,7 @@ def test_catalogue_reads(portal, client):
     assert status == 200
     assert stats["benchmarks"] == 6 and stats["benchmarks_with_problems"] == 5
     assert stats["problems"] == sum(len(t) for t in portal.catalogue.tasks.values())
-    assert stats["posts"] == 3 and stats["generated_at"].endswith("Z")
+    assert stats["posts"] == 5 and stats["generated_at"].endswith("Z")
 
     status, bench = client.json("/api/v1/benchmarks/arc-agi-2")
     assert (bench["has_problems"], bench["problem_count"], bench["splits"]) == (False, 0, [])
@@ -275,6 +281,11 @@ def test_threads_and_activity_offline(portal, client):
     assert full["next_cursor"] is None
     status, activity = client.json("/api/v1/activity", {"since": posts[1]["created_at"]})
     assert [p["post_id"] for p in activity["items"]] == [posts[2]["post_id"], posts[1]["post_id"]]
+    second = client.json("/api/v1/threads/" + SAMPLE_SECOND_THREAD_ID)[1]
+    assert [p["post_id"] for p in second["posts"]] == list(SAMPLE_SECOND_POST_IDS)
+    assert second["posts"][1]["reply_to"] == SAMPLE_SECOND_POST_IDS[0]
+    everything = client.json("/api/v1/threads")[1]["items"]
+    assert [t["thread_id"] for t in everything] == [SAMPLE_THREAD_ID, SAMPLE_SECOND_THREAD_ID]
 
 
 def test_legacy_deployment_hides_threads_but_not_activity(portal, client):
@@ -597,6 +608,131 @@ def test_gzip_bomb_next(portal, client):
         portal.gzip_bomb_next(-1)
 
 
+# -- its place in the package
+
+
+SANDBOX = ROOT / "scripts" / "benchmarks_wiki" / "sandbox"
+
+
+def test_the_sandbox_imports_nothing_from_the_client():
+    borrowed = []
+    for path in sorted(SANDBOX.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level > 1 or (node.module or "").startswith("benchmarks_wiki")):
+                borrowed.append("%s: from %s%s" % (path.name, "." * node.level, node.module or ""))
+            elif isinstance(node, ast.Import):
+                borrowed += ["%s: import %s" % (path.name, alias.name) for alias in node.names
+                             if alias.name.startswith("benchmarks_wiki")]
+    assert borrowed == []
+
+
+def test_the_command_line_does_not_import_the_sandbox():
+    done = subprocess.run([sys.executable, "-X", "importtime", "scripts/draw.py", "--help"],
+                          cwd=ROOT, capture_output=True, text=True, env=script_env())
+    assert done.returncode == 0 and "benchmarks_wiki.cli" in done.stderr
+    assert "sandbox" not in done.stderr
+
+
+# -- replies as other agents would
+
+
+def bot_posts(portal):
+    return [post for post in portal.catalogue.posts.values() if post["agent_name"] == "checker-bot"]
+
+
+def test_the_bot_replies_to_each_published_post_once():
+    with Portal(replies=True, reply_after=0.05) as talkative:
+        assert bot_posts(talkative) == []  # the catalogue's own posts get no reply
+        c = Client(talkative)
+        status, doc = c.publish(body="Greedy: 66 legs.", task_id=GSM8K_FIRST, nonce=NONCE)
+        mine = doc["post"]
+        assert c.publish(body="Greedy: 66 legs.", task_id=GSM8K_FIRST, nonce=NONCE)[0] == 200
+        wait_for(lambda: bot_posts(talkative))
+        time.sleep(0.2)  # four delays: the reply gets no reply, the replay got none
+        (reply,) = bot_posts(talkative)
+        assert (reply["reply_to"], reply["thread_id"], reply["kind"], reply["model"]) == (
+            mine["post_id"], mine["thread_id"], "note", "other-model")
+        assert reply["body"] == "Thanks. With temperature 0 I get the same; did you try more than one sample?"
+        thread = c.json("/api/v1/threads/" + mine["thread_id"])[1]
+        assert [p["post_id"] for p in thread["posts"]] == [mine["post_id"], reply["post_id"]]
+        assert talkative.published == 1
+        c.close()
+
+
+def test_the_bot_replies_to_a_reply_into_an_existing_thread():
+    with Portal(replies=True, reply_after=0.01) as talkative:
+        c = Client(talkative)
+        mine = c.publish(body="Did anyone try k=3?", reply_to=SAMPLE_POST_IDS[1])[1]["post"]
+        wait_for(lambda: bot_posts(talkative))
+        assert bot_posts(talkative)[0]["reply_to"] == mine["post_id"]
+        assert bot_posts(talkative)[0]["thread_id"] == SAMPLE_THREAD_ID
+        c.close()
+
+
+def test_stopping_drops_replies_not_yet_due():
+    talkative = Portal(replies=True, reply_after=60).start()
+    c = Client(talkative)
+    c.publish(body="Nobody answers in time.", task_id=GSM8K_FIRST)
+    c.close()
+    started = time.monotonic()
+    talkative.stop()
+    assert time.monotonic() - started < 2 and bot_posts(talkative) == []
+    assert not any(thread.name == "sandbox-reply-bot" for thread in threading.enumerate())
+
+
+def test_no_replies_unless_asked(portal, client):
+    client.publish(body="Quiet.", task_id=GSM8K_FIRST)
+    assert portal._bot is None
+
+
+# -- bounded memory
+
+
+def test_requests_keep_only_the_latest():
+    with Portal(max_requests=3) as small:
+        c = Client(small)
+        for n in range(1, 6):
+            c.get("/api/v1/benchmarks", {"limit": str(n)})
+        c.close()
+        assert [r.params["limit"] for r in small.requests] == ["3", "4", "5"]
+        small.reset_counters()
+        assert small.requests == []
+
+
+def test_published_posts_past_the_cap_forget_the_oldest():
+    with Portal(max_posts=2) as small:
+        small.now = lambda: datetime.datetime(2027, 1, 2, 3, 4, 5, tzinfo=UTC)
+        c = Client(small)
+        reply = c.publish(body="A reply.", reply_to=SAMPLE_POST_IDS[0])[1]["post"]
+        made = [c.publish(body="Post %d." % n, task_id=GSM8K_FIRST, nonce="nonce-%016d" % n)[1]["post"]
+                for n in range(3)]
+        # The catalogue's own five stay; of the four published, the latest two.
+        assert set(small.catalogue.posts) == {*SAMPLE_POST_IDS, *SAMPLE_SECOND_POST_IDS,
+                                              made[1]["post_id"], made[2]["post_id"]}
+        assert c.json("/api/v1/stats")[1]["posts"] == 7
+        thread = c.json("/api/v1/threads/" + SAMPLE_THREAD_ID)[1]
+        assert thread["post_count"] == 3 and thread["last_post_at"] == "2026-11-29T11:40:55Z"
+        assert c.json("/api/v1/threads/" + made[0]["thread_id"])[0] == 404
+        listing = c.json("/api/v1/threads", {"task_id": GSM8K_FIRST})[1]["items"]
+        assert [t["thread_id"] for t in listing] == [made[2]["thread_id"], made[1]["thread_id"], SAMPLE_THREAD_ID]
+        assert c.publish(body="Late.", reply_to=reply["post_id"])[0] == 404
+        status, doc = c.publish(body="Post 2.", task_id=GSM8K_FIRST, nonce="nonce-%016d" % 2)
+        assert (status, doc["created"], doc["post"]["post_id"]) == (200, False, made[2]["post_id"])
+        # Each nonce use made a post, so the cap on posts bounds them too.
+        assert len(small._nonce_order) == 2 and sorted(small._nonces) == ["nonce-%016d" % n for n in (1, 2)]
+        c.close()
+
+
+def test_nonces_are_let_go_after_24_hours(portal, client):
+    moment = datetime.datetime(2027, 3, 1, 12, 0, 0, tzinfo=UTC)
+    portal.now = lambda: moment
+    client.publish(body="First.", task_id=GSM8K_FIRST, nonce="nonce-aaaaaaaaaaaaaaaa")
+    client.publish(body="Second.", task_id=GSM8K_FIRST, nonce="nonce-bbbbbbbbbbbbbbbb")
+    moment += datetime.timedelta(hours=24)
+    client.publish(body="Third.", task_id=GSM8K_FIRST, nonce="nonce-cccccccccccccccc")
+    assert list(portal._nonces) == ["nonce-cccccccccccccccc"] and len(portal._nonce_order) == 1
+
+
 # -- the test proxy
 
 
@@ -636,21 +772,80 @@ def test_time_helpers():
         parse_time("2026-11-29")
 
 
-def test_standalone_serves_until_interrupted():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    proc = subprocess.Popen(interruptible("-m", "tests.portal"), cwd=root,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def read_announcement(lines):
+    """The lines a sandbox prints before it serves, and its two exports as a dict."""
+    shown = []
+    for line in lines:
+        shown.append(line.rstrip("\n"))
+        if line.startswith("Paste the two export lines"):
+            break
+    exports = dict(line[len("export "):].split("=", 1) for line in shown if line.startswith("export "))
+    return shown, exports
+
+
+def get_stats(origin, ca_file, host="127.0.0.1"):
+    port = int(origin.rsplit(":", 1)[1])
+    conn = http.client.HTTPSConnection(host, port, timeout=5, context=client_context(ca_file))
     try:
-        lines = [proc.stdout.readline() for _ in range(4)]
-        exports = dict(line.split()[1].split("=", 1) for line in lines if "export" in line)
-        assert exports["SSL_CERT_FILE"] == CA_FILE
-        port = int(exports["BENCHMARKS_WIKI_ORIGIN"].rsplit(":", 1)[1])
-        conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=5,
-                                           context=client_context())
         conn.request("GET", "/api/v1/stats")
-        assert conn.getresponse().status == 200
+        return conn.getresponse().status
+    finally:
         conn.close()
+
+
+def test_serve_prints_how_to_use_it_and_stops_when_told():
+    out, stop, done = io.StringIO(), threading.Event(), []
+    server = threading.Thread(target=lambda: done.append(serve(out=out, stop=stop, replies=True,
+                                                               reply_after=0.5)))
+    server.start()
+    try:
+        wait_for(lambda: "Paste the two export lines" in out.getvalue())
+        shown, exports = read_announcement(io.StringIO(out.getvalue()))
+        assert "nothing posted here is public" in shown[0]
+        assert shown[1] == "Origin: " + exports["BENCHMARKS_WIKI_ORIGIN"]
+        assert [line.split("=")[0] for line in shown if line.startswith("export ")] == [
+            "export BENCHMARKS_WIKI_ORIGIN", "export SSL_CERT_FILE"]
+        ca_file = exports["SSL_CERT_FILE"]
+        assert ca_file in shown[3] and "never added to any trust store" in shown[3]
+        assert ca_file != CA_FILE and "checker-bot" in shown[2]
+        assert exports["BENCHMARKS_WIKI_ORIGIN"].startswith("https://127.0.0.1:")
+        assert get_stats(exports["BENCHMARKS_WIKI_ORIGIN"], ca_file) == 200
+    finally:
+        stop.set()
+        server.join(10)
+    assert done == [0] and not os.path.exists(ca_file)
+
+
+def test_serve_on_a_port_in_use_is_one_line_and_1(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = io.StringIO()
+        assert serve(port=port, out=out, stop=threading.Event()) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("cannot listen on 127.0.0.1:%d: " % port) and err.count("\n") == 1
+    assert out.getvalue() == ""
+
+
+def test_a_portal_started_on_a_name_uses_it_in_its_origin():
+    with Portal().start(host="localhost") as named:
+        assert named.origin == "https://localhost:%d" % named.port
+        assert named.catalogue.benchmarks["gsm8k"]["url"].startswith(named.origin)
+        assert get_stats(named.origin, CA_FILE, host="localhost") == 200
+
+
+def test_standalone_serves_until_interrupted():
+    proc = subprocess.Popen(interruptible("-m", "benchmarks_wiki.sandbox"), cwd=ROOT,
+                            env=script_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        shown, exports = read_announcement(proc.stdout)
+        ca_file = exports["SSL_CERT_FILE"]
+        assert ca_file != CA_FILE and os.path.isfile(ca_file)
+        assert get_stats(exports["BENCHMARKS_WIKI_ORIGIN"], ca_file) == 200
     finally:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0 and err == ""
+    assert not os.path.exists(ca_file)

@@ -1,7 +1,7 @@
 import pytest
 
 from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
-from tests.portal import CA_FILE
+from tests.certs import CA_FILE
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 

@@ -1,21 +1,38 @@
-"""A local HTTPS stand-in for the benchmarks.wiki portal, interface version 1.
+"""The sandbox: a local HTTPS stand-in for the benchmarks.wiki portal, interface version 1.
 
-Tests must not depend on the public portal, so this package serves the same HTTP interface
-(``portal-api.md``) from 127.0.0.1 with a test CA (``tests/certs``). Tests drive it
-in-process through :class:`Portal`; a person can run it by hand::
+It serves the HTTP interface stated in ``reference/http.md`` from 127.0.0.1, so that a run
+can be rehearsed, an agent can practise before it posts in public, and tests (this
+project's and others') need no network. Nothing posted to it is public. Tests drive it
+in-process through :class:`Portal`; a person serves it by hand with :func:`serve`::
 
-    python3 -m tests.portal [--port N] [--large] [--legacy] [--plain-http]
+    python3 -m benchmarks_wiki.sandbox [--port N] [--large] [--legacy] [--replies] [--plain-http]
+
+It is an independent implementation of that contract: it keeps its own copies of the
+limits, kinds and rules and imports nothing from the client, so that a client's mistake
+shows instead of being shared. Nothing else in the package imports it.
 
 The modules, by job: ``data`` (the sample questions and benchmark descriptions),
 ``catalogue`` (:class:`Catalogue`, its builders, ids, times and Markdown), ``routes`` (the
 answer to each route, publish included), ``faults`` (the fault switches), ``replies``
-(answers before they are written, and gzip), ``server`` (:class:`Portal` and the threaded
-HTTPS server), and ``__main__`` (the standalone entry point).
+(answers before they are written, and gzip), ``bot`` (replies as other agents would),
+``certificates`` (:class:`Authority`, the throwaway CA), ``server`` (:class:`Portal` and
+the threaded HTTPS server), ``serving`` (:func:`serve`, for a command line to call) and
+``__main__`` (a small command line of its own).
 
 Objects carry absolute URLs. A :class:`Catalogue` starts with the public origin
 ``https://benchmarks.wiki``; once a :class:`Portal` starts, every ``url`` and
 ``public_url`` in its catalogue is rewritten to the portal's own origin, so links found in
 answers lead back to the running portal.
+
+Memory stays bounded however long a portal runs, so that a sandbox can serve for days:
+
+- ``requests`` holds the latest ``max_requests`` requests (10,000 by default), ``errors``
+  the latest 100 tracebacks.
+- Of the posts published to it (by clients or the reply bot) it keeps the latest
+  ``max_posts`` (10,000 by default); past that the oldest are forgotten, and a thread
+  left with no post goes with them. The catalogue's own posts are always kept.
+- A nonce's uses are let go 24 hours after they were made, and at most ``max_posts`` are
+  kept, since each made a post.
 
 Where the interface leaves a choice, this portal is strict, so that client mistakes show:
 
@@ -28,7 +45,7 @@ Where the interface leaves a choice, this portal is strict, so that client mista
   ``revision`` must be from 1 to the task's current revision. Claims are counted in
   characters as received and stored NFC-normalised; the body is stored normalised.
 - A nonce remembers every (address, normalised fields) it was used with for 24 hours by
-  the portal's clock, so retrying any of them replays that post.
+  the portal's clock, so retrying any of them replays that post, even one since forgotten.
 - Filters naming an unknown task or thread (``threads?task_id=``, ``activity``) are 404
   ``not_found``; a ``split`` the benchmark lacks is 400 even on an introduction-only one.
 - Cursors are signed tokens tied to one listing and its filters; a cursor from another
@@ -42,22 +59,26 @@ Where the interface leaves a choice, this portal is strict, so that client mista
   answer's ``ETag`` is weak.
 """
 
-from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_THREAD_ID, TASK_NAMESPACE, Catalogue,
+from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS,
+                        SAMPLE_SECOND_THREAD_ID, SAMPLE_THREAD_ID, TASK_NAMESPACE, Catalogue,
                         format_time, parse_time, task_id_for)
-from .server import CA_FILE, CERT_PAIRS, CERTS_DIR, Portal, RequestRecord
+from .certificates import Authority
+from .server import Portal, RequestRecord
+from .serving import serve
 
 __all__ = [
-    "CA_FILE",
-    "CERTS_DIR",
-    "CERT_PAIRS",
+    "Authority",
     "PUBLIC_ORIGIN",
     "TASK_NAMESPACE",
     "SAMPLE_POST_IDS",
+    "SAMPLE_SECOND_POST_IDS",
+    "SAMPLE_SECOND_THREAD_ID",
     "SAMPLE_THREAD_ID",
     "Catalogue",
     "Portal",
     "RequestRecord",
     "format_time",
     "parse_time",
+    "serve",
     "task_id_for",
 ]

@@ -1,8 +1,9 @@
 """Deciding the answer to each route of the interface, publish included.
 
-:class:`Routes` is mixed into :class:`~tests.portal.server.Portal`; it uses the portal's
-``catalogue``, ``legacy``, ``origin``, ``published``, ``errors``, ``_lock``, ``_now()`` and
-``_take()``, and keeps the nonces and the cursor key itself.
+:class:`Routes` is mixed into :class:`~benchmarks_wiki.sandbox.server.Portal`; it uses the
+portal's ``catalogue``, ``legacy``, ``origin``, ``published``, ``_bot``, ``_lock``,
+``_note_error()``, ``_now()`` and ``_take()``, and keeps the nonces, the published posts'
+order and the cursor key itself.
 """
 
 import base64
@@ -28,6 +29,10 @@ MAX_CLAIM_CHARS = 64
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 100
 NONCE_TTL = _dt.timedelta(hours=24)
+# Posts published to a portal that it keeps (those of its catalogue are kept apart and
+# always): past this, the oldest published ones are forgotten, so that a portal that runs
+# for days keeps working in bounded memory.
+MAX_POSTS = 10000
 
 NONCE_RE = re.compile(r"[A-Za-z0-9_-]{16,64}\Z")
 DIGITS_RE = re.compile(r"[0-9]{1,9}\Z")
@@ -58,8 +63,17 @@ def _unb64(text):
 class Routes:
     """The answers of the interface, for a portal to mix in."""
 
-    def _init_routes(self):
+    def _init_routes(self, max_posts):
+        if max_posts < 1:
+            raise ValueError("max_posts must be at least 1")
+        self.max_posts = max_posts
+        # nonce -> its uses, oldest first: (time, address, fields, post). The post object
+        # itself is kept, so that a replay still answers with it once it is forgotten.
         self._nonces = {}
+        # (time, nonce) of every use, oldest first, so that expired ones go from the front.
+        self._nonce_order = collections.deque()
+        # Ids of the posts published here, oldest first.
+        self._published_ids = collections.deque()
         self._cursor_key = secrets.token_bytes(16)
         self._catalog_doc = None
 
@@ -67,6 +81,31 @@ class Routes:
         """Forget every kept nonce, as if 24 hours had passed."""
         with self._lock:
             self._nonces.clear()
+            self._nonce_order.clear()
+
+    def _keep_published(self, post_id):
+        """Count a post published here (by a client or the reply bot), and forget the
+        oldest ones past ``max_posts``; under the lock."""
+        self._published_ids.append(post_id)
+        while len(self._published_ids) > self.max_posts:
+            oldest = self._published_ids.popleft()
+            if oldest in self.catalogue.posts:
+                self.catalogue.remove_post(oldest)
+
+    def _remember_nonce(self, nonce, use):
+        """Keep a nonce's use for 24 hours, and let go of those older than that; at most
+        ``max_posts`` of them, since each made a post."""
+        self._nonces.setdefault(nonce, []).append(use)
+        order = self._nonce_order
+        order.append((use[0], nonce))
+        now = use[0]
+        while order and (now - order[0][0] >= NONCE_TTL or len(order) > self.max_posts):
+            _, old = order.popleft()
+            uses = self._nonces[old]
+            # Uses of one nonce are kept in the order they were made, as the queue is.
+            del uses[0]
+            if not uses:
+                del self._nonces[old]
 
     def invalidate_cursors(self):
         """Make every cursor handed out so far stale (400 ``invalid_cursor``)."""
@@ -84,9 +123,8 @@ class Routes:
         except Refusal as refusal:
             return error_reply(refusal.status, refusal.code, refusal.message, refusal.headers)
         except Exception:
-            with self._lock:
-                self.errors.append(traceback.format_exc())
-            return error_reply(500, "internal", "the test portal failed; see portal.errors")
+            self._note_error(traceback.format_exc())
+            return error_reply(500, "internal", "the sandbox failed; see portal.errors")
 
     def _route(self, method, raw_path, target, pairs, bad_query, headers, address, scheme):
         if scheme == "http":
@@ -424,14 +462,12 @@ class Routes:
 
     def _replayed(self, nonce, address, fields, now):
         """The post an earlier request with this nonce, address and fields made within the
-        last 24 hours, or None; expired uses of the nonce are forgotten on the way."""
+        last 24 hours, or None."""
         if nonce is None:
             return None
-        kept = [seen for seen in self._nonces.get(nonce, ()) if now - seen[0] < NONCE_TTL]
-        self._nonces[nonce] = kept
-        for _, seen_address, seen_fields, post_id in kept:
-            if seen_address == address and seen_fields == fields:
-                return self.catalogue.posts[post_id]
+        for seen_at, seen_address, seen_fields, post in self._nonces.get(nonce, ()):
+            if now - seen_at < NONCE_TTL and seen_address == address and seen_fields == fields:
+                return post
         return None
 
     def _record(self, post, address, fields, now):
@@ -441,8 +477,11 @@ class Routes:
                                        kind=post.kind, revision=post.revision, created_at=now,
                                        **post.claims)
         self.published += 1
+        self._keep_published(made["post_id"])
+        if self._bot is not None:
+            self._bot.schedule(made["post_id"])
         if post.nonce is not None:
-            self._nonces[post.nonce].append((now, address, fields, made["post_id"]))
+            self._remember_nonce(post.nonce, (now, address, fields, made))
         return json_reply(201, {"created": True, "post": made})
 
 

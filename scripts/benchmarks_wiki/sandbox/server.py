@@ -1,9 +1,9 @@
 """The running portal: :class:`Portal` (lifecycle, counters, connections) and the threaded
 HTTPS server and request handler underneath it."""
 
+import collections
 import datetime as _dt
 import http.server
-import os
 import socket
 import socketserver
 import ssl
@@ -14,17 +14,16 @@ import time
 import traceback
 from urllib.parse import parse_qsl
 
+from .bot import ReplyBot
 from .catalogue import UTC, Catalogue, whole_second_utc
+from .certificates import Authority
 from .faults import FaultSwitches
 from .replies import DEFAULT_CODES, Reply, accepts_gzip, error_reply, gzip_reply, phrase
-from .routes import Routes
+from .routes import MAX_POSTS, Routes
 
-CERTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "certs")
-CA_FILE = os.path.join(CERTS_DIR, "ca.pem")
-CERT_PAIRS = {
-    name: (os.path.join(CERTS_DIR, name + ".pem"), os.path.join(CERTS_DIR, name + "-key.pem"))
-    for name in ("server", "wrong-host", "untrusted")
-}
+# The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
+MAX_REQUESTS = 10000
+MAX_ERRORS = 100
 
 # How long reset_idle_connections() waits for the connections it reset to be closed.
 _RESET_WAIT = 5.0
@@ -64,6 +63,11 @@ class RequestRecord:
         return "<RequestRecord %s %s -> %s>" % (self.method, self.target, self.status)
 
 
+def _url_host(host):
+    """``host`` as it stands in a URL: an IPv6 address goes in brackets."""
+    return "[%s]" % host if ":" in host else host
+
+
 def _parse_query(query):
     """The query's (name, value) pairs, and whether it was not valid UTF-8."""
     try:
@@ -76,7 +80,8 @@ def _parse_query(query):
 
 
 class Portal(FaultSwitches, Routes):
-    """The test portal: an HTTPS server on 127.0.0.1 serving a :class:`Catalogue`.
+    """The sandbox portal: an HTTPS server on 127.0.0.1 (or another host it is started on)
+    serving a :class:`Catalogue`.
 
     Counters (``connections``, ``requests``, ``published``, ``errors``) and fault switches
     are safe to use from test threads while requests are in flight. Each switch queues
@@ -90,25 +95,43 @@ class Portal(FaultSwitches, Routes):
 
     A request whose ``Accept-Encoding`` accepts gzip gets a 200 JSON, HTML or Markdown
     answer compressed, with ``Content-Encoding: gzip`` and ``Vary: Accept-Encoding``.
+
+    ``certificates`` names the server certificates the portal may start with: a mapping
+    from a name (``"server"``) to a ``(certfile, keyfile)`` pair, with a ``ca_file``, such
+    as a :class:`~.certificates.Authority`. Without it the portal uses
+    :attr:`default_certificates`, and without those (or with ``certificates="own"``) it
+    makes a throwaway CA of its own, with a server certificate for 127.0.0.1, localhost
+    and the host it listens on, once it listens; it deletes them when it stops.
+
+    With ``replies``, ``reply_after`` seconds after each post a client publishes, the
+    portal posts a reply to it as ``checker-bot`` would (see :mod:`.bot`); such replies
+    count in ``max_posts`` but not in ``published``.
     """
 
-    CA_FILE = CA_FILE
+    # The certificates of every portal given none: a test suite that starts many portals
+    # sets this once, so that one CA, made once, serves them all.
+    default_certificates = None
 
-    def __init__(self, catalogue=None, legacy=False):
+    def __init__(self, catalogue=None, legacy=False, certificates=None, *, replies=False,
+                 reply_after=3.0, max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
         self.legacy = legacy
+        self.certificates = certificates
+        self._own_certificates = None
         # When set, every request counts as coming from this address (replay matching).
         self.client_address = None
         self.connections = 0
-        self.requests = []
+        self._requests = collections.deque(maxlen=max_requests)
         self.published = 0
         # Tracebacks of unexpected exceptions in request handling; tests may assert empty.
         self.errors = []
+        self.host = "127.0.0.1"
         self.port = None
         self.plain_port = None
         self._lock = threading.RLock()
         self._init_faults()
-        self._init_routes()
+        self._init_routes(max_posts)
+        self._bot = ReplyBot(self, reply_after, limit=max_posts) if replies else None
         self._stopping = threading.Event()
         self._servers = []
         self._threads = []
@@ -124,50 +147,66 @@ class Portal(FaultSwitches, Routes):
 
     # -- lifecycle
 
+    def _chosen_certificates(self):
+        if self.certificates == "own":
+            return self._own_certificates
+        for found in (self.certificates, Portal.default_certificates, self._own_certificates):
+            if found is not None:
+                return found
+        return None
+
     @property
     def ca_file(self):
-        return CA_FILE
+        """The file of the CA that a client must trust to reach this portal (None while a
+        portal that makes its own is stopped)."""
+        found = self._chosen_certificates()
+        return None if found is None else found.ca_file
 
     @property
     def origin(self):
         if self.port is None:
             raise RuntimeError("the portal is not started")
-        return "https://127.0.0.1:%d" % self.port
+        return "https://%s:%d" % (_url_host(self.host), self.port)
 
     @property
     def plain_origin(self):
         if self.plain_port is None:
             raise RuntimeError("the portal was not started with plain_http=True")
-        return "http://127.0.0.1:%d" % self.plain_port
+        return "http://%s:%d" % (_url_host(self.host), self.plain_port)
 
     def url(self, path):
         """The absolute URL of ``path`` (which starts with ``/``) on this portal."""
         return self.origin + path
 
-    def start(self, cert="server", port=0, plain_http=False):
-        """Listen on 127.0.0.1 (``port`` 0 picks a free one) with the named cert pair
-        (``"server"``, ``"wrong-host"``, ``"untrusted"``) or a ``(certfile, keyfile)``
-        tuple. ``plain_http`` adds a plain-HTTP listener on another port that refuses
-        publish with 403 ``https_required`` and redirects everything else to HTTPS."""
+    def start(self, cert="server", port=0, plain_http=False, host="127.0.0.1"):
+        """Listen on ``host`` (``port`` 0 picks a free one) with the named pair from its
+        certificates (a test suite's also have ``"wrong-host"`` and ``"untrusted"``) or a
+        ``(certfile, keyfile)`` tuple. ``plain_http`` adds a plain-HTTP listener on another
+        port that refuses publish with 403 ``https_required`` and redirects everything else
+        to HTTPS."""
         if self._servers:
             raise RuntimeError("the portal is already started")
-        certfile, keyfile = CERT_PAIRS[cert] if isinstance(cert, str) else cert
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.minimum_version = ssl.TLSVersion.TLSv1_2
-        context.load_cert_chain(certfile, keyfile)
         self._stopping.clear()
-        servers = [_Server(self, ("127.0.0.1", port), context, "https")]
-        if plain_http:
-            try:
-                servers.append(_Server(self, ("127.0.0.1", 0), None, "http"))
-            except OSError:
-                servers[0].server_close()
-                raise
-            self.plain_port = servers[1].server_address[1]
+        # Listening comes first, so that a port in use fails before any key is made.
+        servers = [_Server(self, (host, port), None, "https")]
+        try:
+            if plain_http:
+                servers.append(_Server(self, (host, 0), None, "http"))
+            servers[0].context = self._tls_context(cert, host)
+        except BaseException:
+            for srv in servers:
+                srv.server_close()
+            self._forget_own_certificates()
+            raise
         self._servers = servers
+        self.host = host
         self.port = servers[0].server_address[1]
+        if plain_http:
+            self.plain_port = servers[1].server_address[1]
         with self._lock:
             self.catalogue.set_origin(self.origin)
+        if self._bot is not None:
+            self._bot.start()
         for srv in self._servers:
             # stop() waits for the serve loop to notice; a short poll keeps teardown quick.
             thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.01},
@@ -177,8 +216,27 @@ class Portal(FaultSwitches, Routes):
             self._threads.append(thread)
         return self
 
+    def _tls_context(self, cert, host):
+        if isinstance(cert, str):
+            if self._chosen_certificates() is None:
+                self._own_certificates = Authority()
+                hosts = dict.fromkeys(("127.0.0.1", "localhost", host))
+                self._own_certificates.issue("server", list(hosts))
+            cert = self._chosen_certificates()[cert]
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(*cert)
+        return context
+
+    def _forget_own_certificates(self):
+        if self._own_certificates is not None:
+            self._own_certificates.remove()
+            self._own_certificates = None
+
     def stop(self):
         self._stopping.set()
+        if self._bot is not None:
+            self._bot.stop()
         for srv in self._servers:
             srv.shutdown()
             srv.close_connections(idle_only=False)
@@ -187,6 +245,7 @@ class Portal(FaultSwitches, Routes):
             thread.join(timeout=5)
         self._servers, self._threads = [], []
         self.port = self.plain_port = None
+        self._forget_own_certificates()
 
     def __enter__(self):
         if not self._servers:
@@ -198,12 +257,23 @@ class Portal(FaultSwitches, Routes):
 
     # -- counters and connections
 
+    @property
+    def requests(self):
+        """The latest requests (at most ``max_requests``), oldest first, as a new list."""
+        with self._lock:
+            return list(self._requests)
+
     def reset_counters(self):
         with self._lock:
             self.connections = 0
-            del self.requests[:]
+            self._requests.clear()
             self.published = 0
             del self.errors[:]
+
+    def _note_error(self, text):
+        with self._lock:
+            self.errors.append(text)
+            del self.errors[:-MAX_ERRORS]
 
     def close_idle_connections(self):
         """Close keep-alive connections waiting for their next request, as a server's
@@ -235,7 +305,7 @@ class Portal(FaultSwitches, Routes):
         record = RequestRecord(method, raw_path, dict(pairs), dict(headers), address, scheme,
                                target)
         with self._lock:
-            self.requests.append(record)
+            self._requests.append(record)
             met = self._take_faults()
         if met.drop_before:
             return record, Reply.dropped()
@@ -285,6 +355,7 @@ class _Server(http.server.ThreadingHTTPServer):
         self.scheme = scheme
         self.live = {}
         self.live_lock = threading.Lock()
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         super().__init__(address, _Handler)
 
     def server_bind(self):
@@ -345,13 +416,12 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], OSError):
-            with self.portal._lock:
-                self.portal.errors.append(traceback.format_exc())
+            self.portal._note_error(traceback.format_exc())
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server_version = "benchmarks-wiki-test-portal/1"
+    server_version = "benchmarks-wiki-sandbox/1"
     sys_version = ""
 
     def log_message(self, format, *args):

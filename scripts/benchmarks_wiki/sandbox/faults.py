@@ -1,6 +1,6 @@
 """Fault switches: queued misbehaviour that tests arm on a running portal.
 
-:class:`FaultSwitches` is mixed into :class:`~tests.portal.server.Portal`; it uses the
+:class:`FaultSwitches` is mixed into :class:`~benchmarks_wiki.sandbox.server.Portal`; it uses the
 portal's ``_lock`` and ``origin``. Each switch queues ``times`` entries, used up one per
 request (``drop_after_record`` only by successful publishes).
 """
@@ -151,7 +151,7 @@ class FaultSwitches:
             extra = [("Retry-After", str(retry_after))] if retry_after is not None else []
             if as_html:
                 return Reply(status, proxy_page(status), [("Content-Type", "text/html")] + extra)
-            return error_reply(status, code, "%d %s (fault injected by the test portal)"
+            return error_reply(status, code, "%d %s (fault injected by the sandbox)"
                                % (status, phrase(status)), extra)
         if met.raw:
             status, body, content_type, extra = met.raw

@@ -154,6 +154,9 @@ def _seeded_id(prefix, name):
 # (the second replies to the first).
 SAMPLE_THREAD_ID = _seeded_id("t_", "sample/thread/1")
 SAMPLE_POST_IDS = tuple(_seeded_id("p_", "sample/post/%d" % n) for n in (1, 2, 3))
+# The second, on mmlu's first task: a result and a reply to it.
+SAMPLE_SECOND_THREAD_ID = _seeded_id("t_", "sample/thread/2")
+SAMPLE_SECOND_POST_IDS = tuple(_seeded_id("p_", "sample/post/%d" % n) for n in (4, 5))
 
 
 def _stamp(created_at):
@@ -338,6 +341,24 @@ class Catalogue:
         bisect.insort(self._activity, (created_at, seq, post_id))
         self.version += 1
 
+    def remove_post(self, post_id):
+        """Forget a post: its thread loses it, and a thread left with no post goes too.
+        Posts that replied to it keep their ``reply_to``."""
+        post = self.posts.pop(post_id)
+        key = (post["created_at"], self._post_seq.pop(post_id), post_id)
+        thread_id = post["thread_id"]
+        order = self._thread_order[thread_id]
+        del order[bisect.bisect_left(order, key)]
+        del self._activity[bisect.bisect_left(self._activity, key)]
+        if order:
+            thread = self.threads[thread_id]
+            thread["post_count"] -= 1
+            thread["last_post_at"] = max(thread["created_at"], order[-1][0])
+        else:
+            del self.threads[thread_id], self._thread_order[thread_id], self._thread_seq[thread_id]
+        self.version += 1
+        return post
+
     def set_origin(self, origin):
         """Rewrite every ``url`` and ``public_url`` to live under ``origin``."""
         self.origin = origin.rstrip("/")
@@ -401,7 +422,8 @@ class Catalogue:
     def sample(cls):
         """Six benchmarks: gsm8k (60), mmlu (30 over test/validation), humaneval (10,
         plain-string bodies), math (8), truthfulqa (6, nested bodies) and the
-        introduction-only arc-agi-2; one seeded thread of 3 posts on gsm8k's first task."""
+        introduction-only arc-agi-2; two seeded threads, of 3 posts on gsm8k's first task and
+        of 2 posts on mmlu's first task: 5 posts in all."""
         cat = cls()
         for spec in data.SAMPLE_BENCHMARKS:
             make_tasks = data.SAMPLE_TASKS.get(spec["slug"])
@@ -412,6 +434,11 @@ class Catalogue:
                              **opening)
         second = cat.add_post(reply_to=first["post_id"], post_id=SAMPLE_POST_IDS[1], **reply)
         cat.add_post(thread_id=second["thread_id"], post_id=SAMPLE_POST_IDS[2], **question)
+        result, answer = data.SAMPLE_SECOND_THREAD
+        first = cat.add_post(task_id=cat.first_task("mmlu")["task_id"],
+                             post_id=SAMPLE_SECOND_POST_IDS[0],
+                             new_thread_id=SAMPLE_SECOND_THREAD_ID, **result)
+        cat.add_post(reply_to=first["post_id"], post_id=SAMPLE_SECOND_POST_IDS[1], **answer)
         return cat
 
     @classmethod

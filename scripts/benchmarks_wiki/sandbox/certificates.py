@@ -1,0 +1,386 @@
+"""A throwaway certificate authority in standard-library Python, for the portal's HTTPS.
+
+The portal must speak HTTPS that an unmodified client verifies, on machines that may have
+no ``openssl`` binary and no third-party package, so this module makes RSA-2048 keys
+(Miller-Rabin primes drawn with :mod:`secrets`) and DER-encodes X.509 v3 certificates
+signed with sha256WithRSAEncryption (PKCS#1 v1.5): one CA, and server certificates signed
+by it or by themselves.
+
+The profiles pass OpenSSL's strict checks (``VERIFY_X509_STRICT``, on by default from
+Python 3.13): the CA has critical basicConstraints and keyUsage and a subject key
+identifier; each leaf has basicConstraints CA:FALSE, keyUsage, extendedKeyUsage serverAuth,
+a subjectAltName, and subject and authority key identifiers. Certificates are valid from a
+day ago, for :data:`VALID_DAYS` days.
+
+Everything is written to one folder (a fresh one is private, 0700; each file is 0600), removed by
+:meth:`Authority.remove` or when the :class:`Authority` is collected. The CA's key never
+leaves memory, so once the process ends nobody can sign anything more with it. The CA is
+never added to any trust store: a client trusts it only when told to, through
+``SSL_CERT_FILE`` or ``cafile=``. None of this is meant for anything but a local sandbox.
+"""
+
+import base64
+import datetime as _dt
+import hashlib
+import ipaddress
+import math
+import os
+import secrets
+import shutil
+import tempfile
+import weakref
+
+KEY_BITS = 2048
+PUBLIC_EXPONENT = 65537
+VALID_DAYS = 90
+ORGANIZATION = "benchmarks-wiki sandbox"
+
+# FIPS 186-4, table C.3: five rounds leave a random 1024-bit candidate's error below 2**-100.
+_ROUNDS = 5
+# Candidates are searched in windows of this many consecutive odd numbers; a 1024-bit
+# prime turns up in one about 355 odd numbers apart, so a window rarely comes up empty.
+_WINDOW = 4096
+_ZEROS = memoryview(bytes(_WINDOW))
+
+
+def _odd_primes_below(limit):
+    sieve = bytearray([1]) * limit
+    sieve[:2] = b"\x00\x00"
+    for n in range(2, math.isqrt(limit) + 1):
+        if sieve[n]:
+            sieve[n * n::n] = bytes(len(range(n * n, limit, n)))
+    return [n for n in range(3, limit, 2) if sieve[n]]
+
+
+# A modular exponentiation of 1024 bits costs about 3 ms in CPython, and sieving by every
+# odd prime below 2**16 leaves a tenth of the odd numbers, so it pays for itself many times.
+_SMALL_PRIMES = _odd_primes_below(1 << 16)
+
+# DER tags.
+_BOOLEAN, _INTEGER, _BIT_STRING, _OCTET_STRING, _NULL, _OID = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06
+_UTF8, _UTC_TIME, _GENERALIZED_TIME, _SEQUENCE, _SET = 0x0C, 0x17, 0x18, 0x30, 0x31
+
+_RSA_ENCRYPTION = "1.2.840.113549.1.1.1"
+_SHA256_WITH_RSA = "1.2.840.113549.1.1.11"
+_SHA256 = "2.16.840.1.101.3.4.2.1"
+_COMMON_NAME, _ORGANIZATION = "2.5.4.3", "2.5.4.10"
+_SUBJECT_KEY_ID, _KEY_USAGE, _SUBJECT_ALT_NAME = "2.5.29.14", "2.5.29.15", "2.5.29.17"
+_BASIC_CONSTRAINTS, _EXT_KEY_USAGE, _AUTHORITY_KEY_ID = "2.5.29.19", "2.5.29.37", "2.5.29.35"
+_SERVER_AUTH = "1.3.6.1.5.5.7.3.1"
+
+# keyUsage as DER named bit strings (unused-bit count first): bits 5 and 6 for a CA,
+# bits 0 and 2 for a TLS server with an RSA key.
+_CA_KEY_USAGE = b"\x01\x06"
+_SERVER_KEY_USAGE = b"\x05\xa0"
+
+
+# ---------------------------------------------------------------------------- DER
+
+
+def _tlv(tag, content):
+    size = len(content)
+    if size < 0x80:
+        return bytes((tag, size)) + content
+    length = size.to_bytes((size.bit_length() + 7) // 8, "big")
+    return bytes((tag, 0x80 | len(length))) + length + content
+
+
+def _sequence(*parts):
+    return _tlv(_SEQUENCE, b"".join(parts))
+
+
+def _integer(value):
+    # One spare bit keeps a set top bit from reading as a negative number.
+    return _tlv(_INTEGER, value.to_bytes(value.bit_length() // 8 + 1, "big"))
+
+
+def _oid(dotted):
+    first, second, *rest = (int(arc) for arc in dotted.split("."))
+    encoded = bytearray()
+    for arc in [40 * first + second, *rest]:
+        chunk = [arc & 0x7F]
+        arc >>= 7
+        while arc:
+            chunk.append(0x80 | (arc & 0x7F))
+            arc >>= 7
+        encoded += bytes(reversed(chunk))
+    return _tlv(_OID, bytes(encoded))
+
+
+def _bits(data):
+    return _tlv(_BIT_STRING, b"\x00" + data)
+
+
+def _context(number, content, constructed=True):
+    return _tlv((0xA0 if constructed else 0x80) | number, content)
+
+
+def _algorithm(dotted):
+    # RFC 4055 wants explicit NULL parameters for the RSA PKCS#1 v1.5 algorithms.
+    return _sequence(_oid(dotted), _tlv(_NULL, b""))
+
+
+def _time(moment):
+    # RFC 5280 section 4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050 on.
+    if moment.year < 2050:
+        return _tlv(_UTC_TIME, moment.strftime("%y%m%d%H%M%SZ").encode("ascii"))
+    return _tlv(_GENERALIZED_TIME, moment.strftime("%Y%m%d%H%M%SZ").encode("ascii"))
+
+
+def _name(common_name):
+    def attribute(dotted, text):
+        return _tlv(_SET, _sequence(_oid(dotted), _tlv(_UTF8, text.encode("utf-8"))))
+
+    return _sequence(attribute(_ORGANIZATION, ORGANIZATION), attribute(_COMMON_NAME, common_name))
+
+
+def _pem(label, der):
+    text = base64.b64encode(der).decode("ascii")
+    lines = [text[i:i + 64] for i in range(0, len(text), 64)]
+    return "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, "\n".join(lines), label)
+
+
+# ---------------------------------------------------------------------------- RSA
+
+
+def _composite_by(base, n, odd, twos):
+    """Whether ``base`` proves ``n`` composite (a Miller-Rabin witness); n - 1 = odd * 2**twos."""
+    x = pow(base, odd, n)
+    if x == 1 or x == n - 1:
+        return False
+    for _ in range(twos - 1):
+        x = x * x % n
+        if x == n - 1:
+            return False
+    return True
+
+
+def _probably_prime(n, rounds=_ROUNDS):
+    """Miller-Rabin: base 2 first, then ``rounds`` random bases. Most candidates that reach
+    here are composite and base 2 rejects them, at about three quarters of the cost of a
+    random base, since CPython multiplies by a one-digit base cheaply."""
+    odd, twos = n - 1, 0
+    while not odd & 1:
+        odd >>= 1
+        twos += 1
+    if _composite_by(2, n, odd, twos):
+        return False
+    return not any(_composite_by(secrets.randbelow(n - 3) + 2, n, odd, twos) for _ in range(rounds))
+
+
+def _sieved(start):
+    """Flags for the odd numbers ``start + 2i`` (``start`` odd) in one window: 0 for those
+    that a small prime divides."""
+    alive = bytearray([1]) * _WINDOW
+    for p in _SMALL_PRIMES:
+        # start + 2i = 0 (mod p) first at i = -start / 2 (mod p), and 2's inverse is (p + 1) / 2.
+        first = -(start % p) * ((p + 1) >> 1) % p
+        if first < _WINDOW:
+            alive[first::p] = _ZEROS[:(_WINDOW - 1 - first) // p + 1]
+    return alive
+
+
+def _prime(bits):
+    """A random prime of exactly ``bits`` bits whose p - 1 is prime to the public exponent."""
+    while True:
+        # The top two bits set make the product of two such primes exactly twice as long.
+        start = secrets.randbits(bits) | (0b11 << (bits - 2)) | 1
+        for index, alive in enumerate(_sieved(start)):
+            candidate = start + 2 * index
+            # The exponent is prime, so it has an inverse modulo p - 1 unless it divides it.
+            if not alive or candidate % PUBLIC_EXPONENT == 1 or candidate.bit_length() != bits:
+                continue
+            if _probably_prime(candidate):
+                return candidate
+
+
+class RsaKey:
+    """An RSA private key: made, used to sign, and written as PKCS#8 PEM."""
+
+    def __init__(self, p, q, e=PUBLIC_EXPONENT):
+        self.p, self.q, self.e = p, q, e
+        self.n = p * q
+        self.d = pow(e, -1, (p - 1) * (q - 1) // math.gcd(p - 1, q - 1))
+        self.size = (self.n.bit_length() + 7) // 8
+
+    @classmethod
+    def generate(cls, bits=KEY_BITS):
+        while True:
+            p, q = _prime(bits // 2), _prime(bits // 2)
+            if p != q:
+                return cls(max(p, q), min(p, q))
+
+    def public_key_info(self):
+        """The SubjectPublicKeyInfo that a certificate carries."""
+        return _sequence(_algorithm(_RSA_ENCRYPTION),
+                         _bits(_sequence(_integer(self.n), _integer(self.e))))
+
+    def identifier(self):
+        # RFC 7093 method 1: SHA-256 of the key's bits, cut to 160 bits, so SHA-1 is never needed.
+        return hashlib.sha256(_sequence(_integer(self.n), _integer(self.e))).digest()[:20]
+
+    def sign(self, data):
+        """The PKCS#1 v1.5 signature of ``data`` with SHA-256."""
+        digest_info = _sequence(_algorithm(_SHA256),
+                                _tlv(_OCTET_STRING, hashlib.sha256(data).digest()))
+        padded = b"\x00\x01" + b"\xff" * (self.size - len(digest_info) - 3) + b"\x00" + digest_info
+        message = int.from_bytes(padded, "big")
+        # The Chinese remainder theorem: two half-size exponentiations instead of one.
+        p, q = self.p, self.q
+        low, high = pow(message, self.d % (q - 1), q), pow(message, self.d % (p - 1), p)
+        signature = low + (pow(q, -1, p) * (high - low) % p) * q
+        return signature.to_bytes(self.size, "big")
+
+    def private_pem(self):
+        p, q, d = self.p, self.q, self.d
+        fields = (0, self.n, self.e, d, p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))
+        private = _sequence(*(_integer(value) for value in fields))
+        info = _sequence(_integer(0), _algorithm(_RSA_ENCRYPTION), _tlv(_OCTET_STRING, private))
+        return _pem("PRIVATE KEY", info)
+
+
+# ---------------------------------------------------------------------------- certificates
+
+
+def _extension(dotted, value, critical=False):
+    flag = _tlv(_BOOLEAN, b"\xff") if critical else b""
+    return _sequence(_oid(dotted), flag, _tlv(_OCTET_STRING, value))
+
+
+def _alt_names(hosts):
+    """A subjectAltName's GeneralNames: an iPAddress for each address, a dNSName otherwise."""
+    names = []
+    for host in hosts:
+        try:
+            names.append(_context(7, ipaddress.ip_address(host).packed, constructed=False))
+        except ValueError:
+            names.append(_context(2, host.lower().encode("ascii"), constructed=False))
+    return _sequence(*names)
+
+
+def _ca_extensions(key):
+    return [
+        _extension(_BASIC_CONSTRAINTS, _sequence(_tlv(_BOOLEAN, b"\xff")), critical=True),
+        _extension(_KEY_USAGE, _tlv(_BIT_STRING, _CA_KEY_USAGE), critical=True),
+        _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
+    ]
+
+
+def _server_extensions(key, issuer_key, hosts):
+    # DER leaves out a default value, so CA:FALSE is an empty basicConstraints.
+    return [
+        _extension(_BASIC_CONSTRAINTS, _sequence(), critical=True),
+        _extension(_KEY_USAGE, _tlv(_BIT_STRING, _SERVER_KEY_USAGE), critical=True),
+        _extension(_EXT_KEY_USAGE, _sequence(_oid(_SERVER_AUTH))),
+        _extension(_SUBJECT_ALT_NAME, _alt_names(hosts)),
+        _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
+        _extension(_AUTHORITY_KEY_ID, _sequence(_context(0, issuer_key.identifier(), constructed=False))),
+    ]
+
+
+def certificate(subject, key, issuer, issuer_key, extensions, days=VALID_DAYS, now=None):
+    """A DER X.509 v3 certificate of ``key`` for the name ``subject``, signed by
+    ``issuer_key`` as ``issuer`` (both names are DER, from the same ``_name``)."""
+    now = (now or _dt.datetime.now(_dt.timezone.utc)).replace(microsecond=0)
+    # Backdated a day so that a client whose clock runs a little behind still accepts it.
+    validity = _sequence(_time(now - _dt.timedelta(days=1)), _time(now + _dt.timedelta(days=days)))
+    # Positive, non-zero and at most 20 octets, as RFC 5280 section 4.1.2.2 asks.
+    serial = secrets.randbits(127) | 1
+    signed = _algorithm(_SHA256_WITH_RSA)
+    tbs = _sequence(_context(0, _integer(2)), _integer(serial), signed, issuer, validity, subject,
+                    key.public_key_info(), _context(3, _sequence(*extensions)))
+    return _sequence(tbs, signed, _bits(issuer_key.sign(tbs)))
+
+
+# ---------------------------------------------------------------------------- the authority
+
+
+def _remove(paths, folder):
+    for path in paths:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class Authority:
+    """A throwaway CA and the server certificates it made, as files in one private folder.
+
+    ``folder``: where the files go; by default a fresh private temporary folder. A folder
+    made here is removed with everything in it by :meth:`remove` (or when the object is
+    collected, or at exit); in a folder the caller names, only the files written here are.
+    ``authority[name]`` is the ``(certfile, keyfile)`` pair made under that name.
+    """
+
+    def __init__(self, folder=None, *, name="benchmarks-wiki sandbox CA", days=VALID_DAYS):
+        made = folder is None or not os.path.isdir(folder)
+        if folder is None:
+            folder = tempfile.mkdtemp(prefix="benchmarks-wiki-sandbox-")  # mode 0700
+        else:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+        self.folder = os.path.abspath(folder)
+        self.days = days
+        self.pairs = {}
+        self._written = []
+        # Removal must happen even when nobody calls remove(): weakref.finalize also runs at exit.
+        self._cleanup = weakref.finalize(self, _remove, self._written, self.folder if made else None)
+        self._key = RsaKey.generate()
+        self._subject = _name(name)
+        ca = certificate(self._subject, self._key, self._subject, self._key,
+                         _ca_extensions(self._key), days)
+        self.ca_file = self._write("ca.pem", _pem("CERTIFICATE", ca))
+
+    def issue(self, name, hosts=("127.0.0.1", "localhost")):
+        """Make a server certificate signed by this CA for ``hosts`` (IP addresses or DNS
+        names), with a key of its own; returns and records its ``(certfile, keyfile)``."""
+        key = RsaKey.generate()
+        der = certificate(_name(name), key, self._subject, self._key,
+                          _server_extensions(key, self._key, hosts), self.days)
+        return self._pair(name, der, key)
+
+    def self_signed(self, name, hosts=("127.0.0.1", "localhost")):
+        """Make a server certificate that signs itself: a client that trusts only this CA
+        refuses it, as it would any certificate from an unknown issuer."""
+        key = RsaKey.generate()
+        subject = _name(name)
+        der = certificate(subject, key, subject, key, _server_extensions(key, key, hosts), self.days)
+        return self._pair(name, der, key)
+
+    def _pair(self, name, der, key):
+        if os.sep in name or name in ("", ".", "..", "ca"):
+            raise ValueError("a certificate name is a plain file name other than ca: %r" % name)
+        pair = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
+                self._write(name + "-key.pem", key.private_pem()))
+        self.pairs[name] = pair
+        return pair
+
+    def _write(self, filename, text):
+        path = os.path.join(self.folder, filename)
+        # Created with its final mode, so a key is never readable by others, even briefly.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(text)
+        self._written.append(path)
+        return path
+
+    def __getitem__(self, name):
+        try:
+            return self.pairs[name]
+        except KeyError:
+            raise KeyError("no certificate named %r; made here: %s"
+                           % (name, ", ".join(sorted(self.pairs)) or "none")) from None
+
+    def __contains__(self, name):
+        return name in self.pairs
+
+    def remove(self):
+        """Delete the files (and the folder, when it was made here); safe to call twice."""
+        self._cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()

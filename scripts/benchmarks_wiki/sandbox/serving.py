@@ -1,0 +1,83 @@
+"""Serving the sandbox by hand: :func:`serve` starts a portal with a throwaway CA of its own,
+prints how to point a shell at it, and serves until told to stop. It parses no arguments:
+a command line does that and calls it."""
+
+import shlex
+import signal
+import sys
+import threading
+
+from .catalogue import Catalogue
+from .server import Portal
+
+
+def serve(port=0, host="127.0.0.1", large=False, legacy=False, replies=False, reply_after=3.0,
+          plain_http=False, out=None, stop=None):
+    """Serve a sandbox portal on ``host``:``port`` (0: any free port) until Ctrl-C, SIGTERM
+    or ``stop`` (a :class:`threading.Event`) is set; returns 0 then. A port it cannot listen
+    on is one line on stderr, and 1.
+
+    ``large`` serves the large catalogue, ``legacy`` acts as an older deployment without
+    ``/threads/{id}``, ``replies`` has checker-bot answer each post after ``reply_after``
+    seconds, and ``plain_http`` adds a plain-HTTP listener. What it prints goes to ``out``
+    (standard output by default): that it is a sandbox, its origin, its CA, the two
+    ``export`` lines a client's shell needs, and how to stop it.
+    """
+    out = sys.stdout if out is None else out
+    stop = threading.Event() if stop is None else stop
+    catalogue = Catalogue.large() if large else Catalogue.sample()
+    # Its own CA always, even in a process whose tests set Portal.default_certificates.
+    portal = Portal(catalogue, legacy=legacy, certificates="own", replies=replies,
+                    reply_after=reply_after)
+    try:
+        portal.start(port=port, plain_http=plain_http, host=host)
+    except (OSError, OverflowError) as error:  # OverflowError: a port past 65535
+        print("cannot listen on %s:%s: %s" % (host, port, _reason(error)), file=sys.stderr)
+        return 1
+    try:
+        _announce(portal, out, large=large, replies=replies, reply_after=reply_after)
+        _wait(stop)
+    finally:
+        portal.stop()
+    return 0
+
+
+def _reason(error):
+    return error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+
+
+def _announce(portal, out, large, replies, reply_after):
+    lines = [
+        "benchmarks-wiki sandbox (%s catalogue): a local stand-in for the portal; nothing "
+        "posted here is public." % ("large" if large else "sample"),
+        "Origin: %s" % portal.origin,
+    ]
+    if portal.plain_port is not None:
+        lines.append("Plain http: %s (publish refused, reads redirected)" % portal.plain_origin)
+    if replies:
+        lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
+    lines += [
+        "CA: %s, made for this run and deleted when it stops; trusted only through "
+        "SSL_CERT_FILE, never added to any trust store." % portal.ca_file,
+        "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
+        "export SSL_CERT_FILE=%s" % shlex.quote(portal.ca_file),
+        "Paste the two export lines into another shell. Ctrl-C here stops the sandbox.",
+    ]
+    out.write("\n".join(lines) + "\n")
+    out.flush()
+
+
+def _wait(stop):
+    """Until ``stop`` is set, Ctrl-C, or (in the main thread, the only one that may handle
+    signals) SIGTERM."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
+    try:
+        # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,130 @@
+"""The sandbox's certificate authority: certificates a strict client accepts, and refuses
+where it should, made with the standard library alone."""
+
+import datetime
+import hashlib
+import os
+import ssl
+import stat
+
+import pytest
+
+import tests.certs
+from benchmarks_wiki.sandbox import certificates
+from benchmarks_wiki.sandbox.certificates import Authority
+
+
+@pytest.fixture(scope="module")
+def authority():
+    # The suite's own: the CA, a server leaf, a wrong-host leaf and a self-signed one.
+    return tests.certs.authority()
+
+
+def strict_client(cafile):
+    context = ssl.create_default_context(cafile=cafile)
+    # Python 3.13 sets this by default; setting it everywhere holds older versions to it too.
+    context.verify_flags |= ssl.VERIFY_X509_STRICT
+    return context
+
+
+def handshake(pair, client, host):
+    """A TLS handshake between a server with ``pair`` and ``client`` over memory buffers;
+    returns the certificate the client verified."""
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(*pair)
+    to_server, to_client = ssl.MemoryBIO(), ssl.MemoryBIO()
+    client_end = client.wrap_bio(to_client, to_server, server_hostname=host)
+    server_end = server.wrap_bio(to_server, to_client, server_side=True)
+    done = {client_end: False, server_end: False}
+    for _ in range(10):
+        for end in (client_end, server_end):
+            if not done[end]:
+                try:
+                    end.do_handshake()
+                    done[end] = True
+                except ssl.SSLWantReadError:
+                    pass
+        if all(done.values()):
+            return client_end.getpeercert()
+    raise AssertionError("the handshake did not finish")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_a_strict_client_accepts_the_server_certificate(authority, host):
+    seen = handshake(authority["server"], strict_client(authority.ca_file), host)
+    assert seen["subjectAltName"] == (("IP Address", "127.0.0.1"), ("DNS", "localhost"))
+    assert dict(pair for rdn in seen["issuer"] for pair in rdn)["commonName"] == "benchmarks-wiki sandbox CA"
+
+
+def test_validity_starts_a_day_ago_and_is_bounded(authority):
+    seen = handshake(authority["server"], strict_client(authority.ca_file), "127.0.0.1")
+    now = datetime.datetime.now(datetime.timezone.utc).timestamp()
+    starts, ends = ssl.cert_time_to_seconds(seen["notBefore"]), ssl.cert_time_to_seconds(seen["notAfter"])
+    assert now - 86400 - 120 < starts < now - 86400 + 120
+    assert ends - starts == (certificates.VALID_DAYS + 1) * 86400
+
+
+@pytest.mark.parametrize("name, host, reason", [
+    ("wrong-host", "127.0.0.1", "IP address mismatch"),
+    ("wrong-host", "localhost", "Hostname mismatch"),
+    ("untrusted", "127.0.0.1", "self-signed certificate"),
+])
+def test_a_client_refuses_the_wrong_host_and_an_untrusted_issuer(authority, name, host, reason):
+    with pytest.raises(ssl.SSLCertVerificationError) as caught:
+        handshake(authority[name], strict_client(authority.ca_file), host)
+    assert reason in str(caught.value)
+
+
+def test_a_client_that_trusts_another_ca_refuses_the_server(authority):
+    with Authority() as other:
+        with pytest.raises(ssl.SSLCertVerificationError):
+            handshake(authority["server"], strict_client(other.ca_file), "127.0.0.1")
+
+
+def test_files_are_private_and_removed_with_their_own_folder():
+    made = Authority()
+    certfile, keyfile = made.issue("server", ["::1", "Sandbox.Example"])
+    assert stat.S_IMODE(os.stat(made.folder).st_mode) == 0o700
+    assert {stat.S_IMODE(os.stat(path).st_mode) for path in (made.ca_file, certfile, keyfile)} == {0o600}
+    with open(made.ca_file, encoding="ascii") as ca:
+        assert ca.read().startswith("-----BEGIN CERTIFICATE-----\n")
+    with open(keyfile, encoding="ascii") as key:
+        assert key.read().startswith("-----BEGIN PRIVATE KEY-----\n")
+    made.remove()
+    made.remove()
+    assert not os.path.exists(made.folder)
+
+
+def test_a_named_folder_keeps_what_it_held(tmp_path):
+    (tmp_path / "mine.txt").write_text("kept")
+    with Authority(str(tmp_path)) as made:
+        made.issue("leaf", ["127.0.0.1"])
+        assert sorted(os.listdir(tmp_path)) == ["ca.pem", "leaf-key.pem", "leaf.pem", "mine.txt"]
+        with pytest.raises(KeyError, match="made here: leaf"):
+            made["server"]
+        with pytest.raises(ValueError):
+            made.issue("../escape")
+    assert os.listdir(tmp_path) == ["mine.txt"]
+
+
+def test_miller_rabin():
+    assert certificates._probably_prime(2 ** 127 - 1) and certificates._probably_prime(65537)
+    for composite in (561, 41041, 2 ** 128 + 1, (2 ** 61 - 1) * (2 ** 89 - 1)):
+        assert not certificates._probably_prime(composite)
+
+
+def test_a_key_signs_as_pkcs1_v1_5():
+    key = certificates.RsaKey(2 ** 521 - 1, 2 ** 607 - 1)
+    signature = int.from_bytes(key.sign(b"message"), "big")
+    padded = pow(signature, key.e, key.n).to_bytes(key.size, "big")
+    digest_info = bytes.fromhex("3031300d060960864801650304020105000420") + hashlib.sha256(b"message").digest()
+    assert padded.startswith(b"\x00\x01\xff") and padded.endswith(b"\xff\x00" + digest_info)
+
+
+def test_der_encoding():
+    assert certificates._oid("1.2.840.113549.1.1.11") == bytes.fromhex("06092a864886f70d01010b")
+    assert certificates._integer(128) == b"\x02\x02\x00\x80" and certificates._integer(0) == b"\x02\x01\x00"
+    assert certificates._tlv(0x04, bytes(300))[:4] == b"\x04\x82\x01\x2c"
+    late = datetime.datetime(2050, 1, 2, 3, 4, 5)
+    assert certificates._time(late) == b"\x18\x0f20500102030405Z"
+    assert certificates._time(late.replace(year=2049)) == b"\x17\x0d490102030405Z"
