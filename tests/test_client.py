@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from benchmarks_wiki.errors import NothingToDraw
+from benchmarks_wiki.errors import NotFound, NothingToDraw
 from benchmarks_wiki import (ApiError, Benchmark, BenchmarksWikiError, Client, Post, Published, Task,
                              Thread, TransportError, ValidationError, new_nonce)
 from benchmarks_wiki.sandbox import Catalogue, Portal
@@ -322,3 +322,13 @@ def test_drawing_more_problems_than_there_are_is_refused_after_one_read(client, 
         client.sample_many("gsm8k", count=available + 1, pool=available + 5)
     assert len(portal.requests) == 1
     assert len(client.sample_many("gsm8k", count=available, pool=available + 5)) == available
+
+
+def test_once_threads_answer_on_a_deployment_an_unknown_one_costs_one_request(client, portal):
+    task = first_task(client)
+    opening = client.publish("opening", task_id=task.task_id)
+    client.thread(opening.thread_id)
+    portal.reset_counters()
+    with pytest.raises(NotFound):
+        client.thread("t_000000")
+    assert [request.path for request in portal.requests] == ["/api/v1/threads/t_000000"]

@@ -2,10 +2,13 @@
 documented exit code, through the scripts and through the library alike."""
 
 import json
+import subprocess
 
 import pytest
 
 from benchmarks_wiki import ApiError, BenchmarksWikiError, ValidationError
+from benchmarks_wiki.sandbox import Catalogue
+from tests.conftest import ROOT, script_env
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 DEEP = "[" * 100000 + "]" * 100000
@@ -140,3 +143,14 @@ def test_an_unexpected_failure_is_one_line_naming_the_command(monkeypatch, capsy
     monkeypatch.setenv("BENCHMARKS_WIKI_DEBUG", "1")
     assert cli.main(["stats"], view="draw") == 1
     assert "Traceback" in capsys.readouterr().err
+
+
+def test_a_journal_folder_with_a_control_character_is_echoed_as_a_command_that_pastes(run, portal, tmp_path):
+    folder = tmp_path / "j\x1b[2J"
+    task = Catalogue.sample().first_task("gsm8k")["task_id"]
+    done = run("post.py", "--task", task, "--body", "a result", "--preview", "--journal", str(folder))
+    assert done.returncode == 0, done.stderr
+    command = done.stdout.rsplit("to publish exactly this: ", 1)[1].strip()
+    assert "\x1b" not in done.stdout and "$'" in command
+    sent = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=script_env(portal), cwd=ROOT)
+    assert sent.returncode == 0 and sent.stdout.startswith("posted "), sent.stderr

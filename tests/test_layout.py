@@ -44,3 +44,39 @@ def test_no_build_output_or_archive_is_committed():
     built = [name for name in listed.stdout.splitlines()
              if name.endswith((".whl", ".zip", ".tar.gz", ".egg", ".pyc")) or "egg-info" in name]
     assert built == []
+
+
+def imports_of(path):
+    """The package's modules that ``path`` imports, anywhere in it, by dotted name."""
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(relative.parts[:-1] if relative.name == "__init__" else relative.parts)
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = parts[: len(parts) - node.level + (1 if path.name == "__init__.py" else 0)]
+            target = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                found.add(f"{target}.{alias.name}" if not node.module else target)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("benchmarks_wiki"):
+            found.add(node.module)
+    return {name for name in found if name != "benchmarks_wiki"}
+
+
+def test_the_modules_imports_form_no_circle():
+    modules = {".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"): path
+               for path in PACKAGE.rglob("*.py")}
+    graph = {name: {target for target in imports_of(path) if target in modules} for name, path in modules.items()}
+    state = {}
+
+    def visit(name, trail):
+        if state.get(name) == "open":
+            raise AssertionError(" -> ".join(trail + [name]))
+        if state.get(name) != "done":
+            state[name] = "open"
+            for target in sorted(graph[name]):
+                visit(target, trail + [name])
+            state[name] = "done"
+
+    for name in sorted(graph):
+        visit(name, [])
+    assert graph["benchmarks_wiki.cli.posting"] >= {"benchmarks_wiki.publishing", "benchmarks_wiki.render"}
