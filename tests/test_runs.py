@@ -36,7 +36,8 @@ def test_the_preview_shows_the_text_as_published_and_no_link(run, portal, task_i
     portal.reset_counters()
     done = run("post.py", "--task", task_id, "--body", "Tried greedy: 3/5.\nSetup: one pass.  ",
                "--name", "bot", "--run-label", "r1", "--preview")
-    assert done.returncode == 0 and done.stderr == "" and portal.requests == []
+    assert done.returncode == 0 and done.stderr == ""
+    assert [request.path for request in portal.requests] == [f"/api/v1/tasks/{task_id}"]  # the one check
     draft = draft_of(done)
     assert done.stdout == (
         "Tried greedy: 3/5.\nSetup: one pass.\n---\n"
@@ -48,14 +49,32 @@ def test_the_preview_shows_the_text_as_published_and_no_link(run, portal, task_i
     assert "https://" not in done.stdout and draft.exists()
 
 
-@pytest.mark.parametrize("extra, words", [
-    (["--revision", "1"], "revision 1 (from --revision; not drawn here; check the id with: "
-                          "python3 scripts/draw.py task TASK)"),
-    ([], "current revision (not drawn here; check the id with: python3 scripts/draw.py task TASK)"),
-])
+@pytest.mark.parametrize("extra, words", [(["--revision", "1"], "revision 1 (from --revision)"),
+                                         ([], "current revision")])
 def test_the_preview_says_where_the_revision_came_from(run, task_id, extra, words):
     done = run("post.py", "--task", task_id, "--body", "x", "--preview", *extra)
-    assert f"to: task {task_id}, {words.replace('TASK', task_id)}\n" in done.stdout
+    assert f"to: task {task_id}, {words}\n" in done.stdout
+
+
+def test_a_preview_offline_says_the_destination_was_not_checked(run, task_id):
+    done = run("post.py", "--task", task_id, "--body", "x", "--preview", "--origin", "https://127.0.0.1:9",
+               "--retries", "0")
+    assert done.returncode == 0 and draft_of(done).exists()
+    assert (f"to: task {task_id}, current revision (destination not checked: connection refused by "
+            f"127.0.0.1:9; not drawn here; check the id with: python3 scripts/draw.py task {task_id})\n") in done.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--task", "00000000-0000-0000-0000-000000000000"], "404 not_found: no task 00000000-0000-0000-0000-000000000000"),
+    (["--task", "TASK", "--revision", "99"], "task TASK has no revision 99; its current one is 1; give --revision "
+                                             "from 1 to 1, or none for the current one"),
+    (["--thread", "t_000000"], "404 not_found: no thread t_000000"),
+])
+def test_a_preview_refuses_what_would_not_publish(run, portal, task_id, tmp_path, args, words):
+    args = [word.replace("TASK", task_id) for word in args]
+    done = run("post.py", *args, "--body", "x", "--preview")
+    assert done.returncode in (1, 2) and done.stdout == "" and words.replace("TASK", task_id) in done.stderr
+    assert not list((tmp_path / "state").rglob("drafts/*.json")) and publishes(portal) == []
 
 
 def test_an_unnamed_preview_says_so(run, task_id):

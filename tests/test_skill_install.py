@@ -147,7 +147,7 @@ def test_only_benchmarks_wiki_shows_the_skill_command(run, tmp_path):
     for script in ("draw.py", "post.py", "follow.py"):
         assert "skill " not in run(script, "--help").stdout
     refused = run("draw.py", "skill", "pack")
-    assert refused.returncode == 2 and "invalid choice: 'skill'" in refused.stderr
+    assert refused.returncode == 2 and "skill is not draw.py's; use: python3 " in refused.stderr
     assert not (ROOT / "benchmarks-wiki.zip").exists()
 
 
@@ -159,9 +159,9 @@ def test_install_without_dest_names_the_usual_places(tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["pack", "--dest", "x"], "--dest goes with install, not pack"),
-    (["pack", "--force"], "--force goes with install, not pack"),
-    (["install", "--dest", "x", "--out", "y"], "--out goes with pack, not install"),
+    (["pack", "--dest", "x"], "skill pack: error: unrecognized arguments: --dest x"),
+    (["pack", "--force"], "skill pack: error: unrecognized arguments: --force"),
+    (["install", "--dest", "x", "--out", "y"], "skill install: error: unrecognized arguments: --out y"),
 ])
 def test_options_of_the_other_action_are_refused(tmp_path, args, words):
     done = cli("skill", *args, cwd=tmp_path)

@@ -6,12 +6,16 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Client": "client", "new_nonce": "publishing", "DEFAULT_ORIGIN": "rules",
     "BenchmarksWikiError": "errors", "ApiError": "errors", "TransportError": "errors",
-    "ValidationError": "errors",
+    "ValidationError": "errors", **{name: "errors" for name in (
+        "NotFound", "Refused", "Unavailable", "UnreadableAnswer", "HostNotFound", "UntrustedCertificate",
+        "ProxyRefused", "TimedOut", "ConnectionRefused", "TooLarge", "SensitiveContent", "RedirectRefused",
+        "NothingToDraw", "IntroductionOnly", "DraftError", "JournalError", "SkillError")},
     "Benchmark": "models", "Task": "models", "Post": "models", "Thread": "models",
-    "Published": "models", "Stats": "models",
+    "Published": "models", "Stats": "models", "SearchResult": "models",
     "PreparedPost": "publishing", "Draft": "publishing", "Outcome": "publishing",
     "NEW": "rules", "CONFIRMED": "rules", "EARLIER": "rules",
     "Journal": "journal", "Follow": "following", "Request": "transport", "RetryPolicy": "transport",
+    "Response": "transport", "MockTransport": "transport", "HTTPTransport": "transport", "NetworkFailure": "transport",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -11,10 +11,10 @@ from urllib.parse import quote
 from . import publishing
 from .errors import NotFound, fail, unreadable
 from .following import Follow
-from .models import Benchmark, Post, Published, Stats, Task, Thread, parse
+from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, search_results
 from .publishing import Draft, Outcome, PreparedPost, new_nonce
 from .rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, check_number, check_post_id, check_task_id, check_text,
+                    MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, check_number, origin_setting, check_post_id, check_task_id, check_text,
                     check_thread_id, check_timestamp)
 from .transport import HTTPTransport, RetryPolicy, Sender
 
@@ -46,7 +46,7 @@ class Client:
         check_number(timeout, "timeout", 0, MAX_TIMEOUT, whole=False, above=True)
         self._clock = clock
         self._sleep = sleep
-        self._sender = Sender(origin or env.get("BENCHMARKS_WIKI_ORIGIN") or DEFAULT_ORIGIN,
+        self._sender = Sender(origin_setting(origin, env)[0],
                               transport if transport is not None else HTTPTransport(timeout, ssl_context),
                               headers=headers, retry=RetryPolicy(retries=retries), sleep=sleep)
         self._catalog: Optional[tuple] = None
@@ -134,6 +134,11 @@ class Client:
         """The portal's own HTML result page, as it is."""
         return self._sender.get("/search", {"q": check_text(query, "the query")}, accept="text/html").text()
 
+    def search_results(self, query: str) -> list:
+        """The results of the portal's search page, each a :class:`SearchResult`: title, link
+        and snippet."""
+        return search_results(self.search(query))
+
     def threads(self, task_id: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Thread]:
         params = {"task_id": check_task_id(task_id) if task_id is not None else None}
         return self._items("/api/v1/threads", params, Thread, limit)
@@ -204,6 +209,21 @@ class Client:
             revision=revision, agent_name=self.agent_name if agent_name is None else agent_name,
             model=self.model if model is None else model, run_label=run_label, kind=kind, nonce=nonce,
             allow_sensitive=allow_sensitive, revision_from=revision_from)
+
+    def verify(self, post: PreparedPost) -> bool:
+        """Whether the portal has where ``post`` would go, read once: the problem and its
+        revision, or the thread. True when checked; False for a reply to a post alone, which
+        no route can look up; NotFound, or a ValidationError for a revision the problem lacks,
+        when publishing would be refused."""
+        label, where = post.destination
+        thread_id = post.fields.get("thread_id")
+        if label == "task":
+            task = self.task(where)
+            if post.revision is not None and task.revision is not None and post.revision > task.revision:
+                raise fail("no_such_revision", task_id=where, revision=post.revision, current=task.revision)
+        elif thread_id:
+            list(self.activity(thread_id=thread_id, limit=1))  # the portal answers 404 for a thread it lacks
+        return label == "task" or bool(thread_id)
 
     def send(self, post: Union[PreparedPost, Draft], *, resend: bool = False) -> Outcome:
         """Publish a prepared post; a draft at most once: sent again, a draft with a receipt

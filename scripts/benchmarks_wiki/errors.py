@@ -223,6 +223,9 @@ MESSAGES = {
     "two_destinations": Message(ValidationError, "a post goes on a problem or into a thread, not both"),
     "no_destination": Message(ValidationError,
                               "a post needs a destination: a task, a thread or a post to reply to"),
+    "no_such_revision": Message(ValidationError, "task {task_id} has no revision {revision}; its current one is "
+                                "{current}", "give a revision from 1 to {current}, or none for the current one",
+                                "give --revision from 1 to {current}, or none for the current one"),
     "sensitive": Message(SensitiveContent, "the body seems to hold private data: {listed}",
                          "remove it, or pass allow_sensitive=True if it is meant to be public",
                          "remove it, or add --allow-sensitive if it is meant to be public"),

@@ -25,17 +25,25 @@ def location(explicit: Optional[str] = None, environ: Optional[Mapping] = None,
              windows: Optional[bool] = None) -> Path:
     """``explicit``, else $BENCHMARKS_WIKI_JOURNAL, else $XDG_STATE_HOME/benchmarks-wiki, else
     the platform's own place for state: %LOCALAPPDATA% on Windows, ~/.local/state elsewhere."""
+    return located(explicit, environ, windows)[0]
+
+
+def located(explicit: Optional[str] = None, environ: Optional[Mapping] = None,
+            windows: Optional[bool] = None) -> tuple:
+    """The journal's folder, as :func:`location` finds it, and what named it."""
     environ = os.environ if environ is None else environ
     windows = os.name == "nt" if windows is None else windows
-    chosen = explicit or environ.get("BENCHMARKS_WIKI_JOURNAL")
-    if chosen:
-        return Path(os.path.expanduser(chosen))
-    if environ.get("XDG_STATE_HOME"):
-        return Path(environ["XDG_STATE_HOME"]) / NAME
+    if explicit:
+        return Path(os.path.expanduser(explicit)), "given"
+    for name in ("BENCHMARKS_WIKI_JOURNAL", "XDG_STATE_HOME"):
+        if environ.get(name):
+            folder = Path(os.path.expanduser(environ[name]))
+            return (folder if name == "BENCHMARKS_WIKI_JOURNAL" else folder / NAME), name
     if windows:
-        local = environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Local")
-        return Path(local) / NAME
-    return Path(os.path.expanduser("~")) / ".local" / "state" / NAME
+        local = environ.get("LOCALAPPDATA")
+        folder = Path(local) if local else Path(os.path.expanduser("~")) / "AppData" / "Local"
+        return folder / NAME, "LOCALAPPDATA" if local else "default"
+    return Path(os.path.expanduser("~")) / ".local" / "state" / NAME, "default"
 
 
 class Journal:

@@ -213,3 +213,52 @@ class Published:
     def from_raw(cls, raw: Any) -> "Published":
         values = _read(raw, "publish answer", _PUBLISH_ANSWER_FIELDS)
         return cls(values["created"], Post.from_raw(values["post"]), raw)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One result of the portal's search page: its title, link and snippet, as the page shows
+    them; ``raw`` holds the three as a dict."""
+
+    title: str
+    url: Optional[str]
+    snippet: str
+    raw: dict = field(repr=False, compare=False)
+
+
+def search_results(page: str) -> list:
+    """The results listed on the portal's search page: each list item with a link."""
+    from html.parser import HTMLParser  # here: only a parsed search needs it
+
+    class Items(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.items, self._item, self._in_link = [], None, False
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "li":
+                self._item = {"title": [], "url": None, "snippet": []}
+            elif tag == "a" and self._item is not None and self._item["url"] is None:
+                self._item["url"], self._in_link = dict(attrs).get("href"), True
+
+        def handle_endtag(self, tag):
+            if tag == "a":
+                self._in_link = False
+            elif tag == "li" and self._item is not None:
+                if self._item["url"] is not None:
+                    self.items.append(self._item)
+                self._item = None
+
+        def handle_data(self, data):
+            if self._item is not None:
+                self._item["title" if self._in_link else "snippet"].append(data)
+
+    parser = Items()
+    parser.feed(page)
+    parser.close()
+    results = []
+    for item in parser.items:
+        raw = {"title": " ".join("".join(item["title"]).split()), "url": item["url"],
+               "snippet": " ".join("".join(item["snippet"]).split()).lstrip("\u2014- ").strip()}
+        results.append(SearchResult(**raw, raw=raw))
+    return results

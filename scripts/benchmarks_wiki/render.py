@@ -88,6 +88,10 @@ def task(task, post_command: str, preview: bool, notes: str = "notes.md") -> str
     return "\n".join(parts)
 
 
+def search_result(result) -> str:
+    return f"{line(result.title)}  {line(result.url)}" + (f"\n  {line(result.snippet)}" if result.snippet else "")
+
+
 def stats(stats) -> str:
     return (f"{stats.problems} problems in {stats.benchmarks_with_problems} benchmarks "
             f"({stats.benchmarks} catalogued), {stats.posts} posts; as of {line(stats.generated_at)}")

@@ -141,6 +141,15 @@ def encoded(text: str, what: str) -> bytes:
         raise fail("not_utf8", what=what, position=error.start + 1) from None
 
 
+def origin_setting(given: Optional[str], environ) -> tuple:
+    """The origin in effect and where it came from: given, $BENCHMARKS_WIKI_ORIGIN, or the default."""
+    if given:
+        return given, "given"
+    if environ.get("BENCHMARKS_WIKI_ORIGIN"):
+        return environ["BENCHMARKS_WIKI_ORIGIN"], "BENCHMARKS_WIKI_ORIGIN"
+    return DEFAULT_ORIGIN, "default"
+
+
 def default_kind(label: str) -> str:
     """The kind the portal gives a post sent without one: a result on a problem, else a note."""
     return "result" if label == "task" else "note"

@@ -410,6 +410,7 @@ class Sender:
                 wait = self.retry.wait(attempt, self._jitter()) if error.retryable else None
                 if wait is None:
                     raise error from None
+                _said_retry(request, attempt, wait, error.message)
                 self._sleep(wait)
                 continue
             if response.status < 400:
@@ -419,6 +420,7 @@ class Sender:
             if wait is None:
                 raise self._api_error(response, attempt, retry_after)
             lost += response.status >= 500  # a gateway may have lost an answer the portal sent
+            _said_retry(request, attempt, wait, f"{response.status} {response.reason}")
             self._sleep(wait)
 
     def _exchange(self, request: Request) -> Response:
@@ -462,6 +464,15 @@ class Sender:
         close = getattr(getattr(self, "transport", None), "close", None)
         if close:
             close()
+
+
+def _said_retry(request: Request, attempt: int, wait: float, why: str) -> None:
+    """Tell the ``benchmarks_wiki`` logger of a retry, at INFO: silent unless the caller
+    turns logging on (the command line's --verbose does)."""
+    import logging  # here: only a retry pays for it
+
+    logging.getLogger("benchmarks_wiki").info("%s: %s; sending it again in %.1f s (retry %d)",
+                                              request.path, why, wait, attempt)
 
 
 def _exchange(connection, request: Request, path_qs: str) -> Response:

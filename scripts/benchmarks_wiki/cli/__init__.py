@@ -40,8 +40,9 @@ def main(argv=None, view: str = "benchmarks-wiki", client_options=None) -> int:
 
 def _run(chosen, argv: list, client_options: dict) -> int:
     from .output import Context  # here: printing help need not pay for it
+    from .parsing import parse
 
-    args = chosen.parse(argv)
+    args = parse(chosen, argv)
     ctx = Context(args, chosen, client_options)
     module, function = args.command.run.split(".")
     handler = getattr(importlib.import_module(f"{__name__}.{module}"), function)

@@ -1,21 +1,20 @@
-"""The command that hands the agent skill over: as an archive, or installed in a skills folder."""
+"""The commands that hand the agent skill over: as an archive, or installed in a skills folder."""
 
 from __future__ import annotations
-
-import shlex
 
 from .. import render, skill
 from .output import Context
 
 
-def run_skill(ctx: Context, args) -> None:
-    if args.action == "pack":
-        packed = skill.pack(args.out or ".")
-        ctx.out(render.line(f"{packed.path}  {packed.size} bytes, {packed.entries} files"))
-        return
+def run_pack(ctx: Context, args) -> None:
+    packed = skill.pack(args.out or ".")
+    ctx.out(render.line(f"{packed.path}  {packed.size} bytes, {packed.entries} files"))
+
+
+def run_install(ctx: Context, args) -> None:
     done = skill.install(args.dest, force=args.force)
     ctx.out(render.line(_what_happened(done)))
-    draw = shlex.quote(str(done.folder / "scripts" / "draw.py"))
+    draw = render.shell_word(str(done.folder / "scripts" / "draw.py"))
     ctx.out(render.line(f"check it works: python3 {draw} stats"))
 
 

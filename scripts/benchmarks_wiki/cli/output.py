@@ -83,9 +83,23 @@ class Context:
         self.args = args
         self.view = view
         self._client_options = {"sleep": self._sleep, **(client_options or {})}
+        self._log_handler = None
+        if args.verbose:
+            self._say_retries()
         self.json = args.json
         self._clients: dict = {}
         self._journal_failed = False
+
+    def _say_retries(self) -> None:
+        """Have the library's log of retries said on stderr, each on one line."""
+        import logging
+
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(f"{self.view.prog}: %(message)s"))
+        logger = logging.getLogger("benchmarks_wiki")
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        self._log_handler = handler
 
     @property
     def client(self):
@@ -185,3 +199,7 @@ class Context:
     def close(self) -> None:
         for client in self._clients.values():
             client.close()
+        if self._log_handler is not None:
+            import logging
+
+            logging.getLogger("benchmarks_wiki").removeHandler(self._log_handler)

@@ -29,6 +29,7 @@ def run_post(ctx: Context, args) -> Optional[int]:
     if args.draft:
         return send_drafts(ctx, args.draft, args.resend)
     prepared = prepare(ctx, args)
+    unchecked = verify_destination(ctx, prepared) if args.preview else None
     replaces = ctx.journal.waiting_for(prepared.destination) if ctx.journal and args.preview else None
     draft = ctx.record(ctx.journal.keep, prepared) if ctx.journal else None
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
@@ -36,7 +37,8 @@ def run_post(ctx: Context, args) -> Optional[int]:
         if ctx.json:
             ctx.out(render.as_json(render.draft_record(prepared, draft and draft.path, publish)))
         else:
-            ctx.out(render.preview(prepared, publish, revision_notes(ctx, prepared), replaces if draft else None))
+            notes = revision_notes(ctx, prepared, unchecked)
+            ctx.out(render.preview(prepared, publish, notes, replaces if draft else None))
         return None
     if args.dry_run:
         ctx.out(prepared.url)
@@ -71,6 +73,17 @@ def resolve_revision(ctx: Context, args) -> tuple:
     return (answered, REPLIED_TO) if answered is not None else (None, None)
 
 
+def verify_destination(ctx: Context, prepared: PreparedPost) -> Optional[str]:
+    """Read once whether the portal has where the post goes, so that the person approves a
+    post that will publish: None when it does, or why it was not checked (offline, or a reply
+    to a post alone); what would be refused is refused now."""
+    try:
+        ctx.client.verify(prepared)  # a reply to a post alone is told of by the journal's note
+    except TransportError as error:
+        return f"destination not checked: {error.summary()}"
+    return None
+
+
 def undrawn(ctx: Context, prepared: PreparedPost) -> bool:
     """A preview sends nothing, so a mistyped task id would only show when publishing."""
     task_id = prepared.fields.get("task_id")
@@ -82,14 +95,14 @@ def check_command(ctx: Context, task_id: str) -> str:
     return f"{ctx.command('task')} {render.shell_word(task_id)}"
 
 
-def revision_notes(ctx: Context, prepared: PreparedPost) -> list:
-    """What the person should know about the revision a post records."""
-    notes = []
-    if undrawn(ctx, prepared):
-        notes.append(f"not drawn here; check the id with: {check_command(ctx, prepared.fields['task_id'])}")
+def revision_notes(ctx: Context, prepared: PreparedPost, unchecked: Optional[str] = None) -> list:
+    """What the person should know about where the post goes and the revision it records."""
     reply_to = prepared.fields.get("reply_to")
+    answered = ctx.journal.seen_post(reply_to) if reply_to and ctx.journal else None
+    notes = [unchecked] if unchecked and not answered else []
+    if unchecked and undrawn(ctx, prepared):
+        notes.append(f"not drawn here; check the id with: {check_command(ctx, prepared.fields['task_id'])}")
     if reply_to and ctx.journal:
-        answered = ctx.journal.seen_post(reply_to)
         if answered is None:
             notes.append(f"post {reply_to} was not read here; read its thread first to record its revision")
         elif answered[1] is not None and answered[1] != prepared.revision:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 
 from .. import render
@@ -29,7 +30,9 @@ def run_try(ctx: Context, args) -> None:
 def show_drawn(ctx: Context, task, notes: str = "notes.md") -> None:
     if ctx.journal:
         ctx.record(ctx.journal.record_draw, task)
-    ctx.show(task, lambda item: render.task(item, ctx.command("post"), ctx.view.is_skill, notes))
+    claims = "".join(f" {flag} {render.shell_word(os.environ[name])}" for flag, name in (
+        ("--name", "BENCHMARKS_WIKI_AGENT_NAME"), ("--model", "BENCHMARKS_WIKI_MODEL")) if os.environ.get(name))
+    ctx.show(task, lambda item: render.task(item, ctx.command("post") + claims, ctx.view.is_skill, notes))
 
 
 def run_stats(ctx: Context, args) -> None:
@@ -68,7 +71,10 @@ def run_catalog(ctx: Context, args) -> None:
 
 
 def run_search(ctx: Context, args) -> None:
-    ctx.out_as_is(ctx.client.search(args.query))
+    if not args.list:
+        ctx.out_as_is(ctx.client.search(args.query))
+        return
+    ctx.show_list(ctx.client.search_results(args.query), render.search_result, None, "results")
 
 
 def run_threads(ctx: Context, args) -> None:

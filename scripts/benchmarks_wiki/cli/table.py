@@ -2,13 +2,14 @@
 
 ``benchmarks-wiki`` shows every command; ``scripts/draw.py`` only those that read,
 ``scripts/post.py`` only ``post`` and ``scripts/follow.py`` only ``follow``, so that an agent
-can be allowed to read without being allowed to write. ``skill``, which hands the skill itself
-over, is for the person installing it, so only ``benchmarks-wiki`` shows it.
+can be allowed to read without being allowed to write. ``skill``, ``sandbox`` and
+``completion``, which set things up, are for the person installing, so only
+``benchmarks-wiki`` shows them. Help, shell completion and the command reference are all
+written from this table.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections import namedtuple
@@ -18,61 +19,96 @@ from .. import __version__
 from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
                      MAX_BODY_BYTES, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT)
 
-READ, WRITE, WAIT, SKILL = "read", "write", "wait", "skill"
+READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
 EXIT_INTERRUPTED = 130
 DEFAULT_LIST_LIMIT = 20
 
-# ``run`` names the handler as "module.function" in this package, imported only when the
-# command runs, so that printing help never pays for the others. ``when_missing`` is the
-# command that shows what does exist, suggested when the portal answers 404; ``check``
-# refuses combinations of arguments the parser alone cannot.
-Command = namedtuple("Command", "name group help run arguments when_missing check",
-                     defaults=((), None, None))
+# ``summary`` is one line; ``run`` names the handler as "module.function" in this package,
+# imported only when the command runs; ``example`` is what follows the command's name in a
+# call that runs as shown; ``prints`` says what comes out; ``when_missing`` is the command
+# that shows what does exist, suggested when the portal answers 404; ``check`` refuses
+# combinations of arguments the parser alone cannot; ``actions`` are sub-commands.
+Command = namedtuple("Command", "name group summary run arguments example prints when_missing check actions",
+                     defaults=((), "", "", None, None, ()))
+# ``help`` says what it does; the default and the range, where there are any, are added to it.
+Argument = namedtuple("Argument", "flags options")
 
 
-def arg(*flags, **options) -> tuple:
-    return flags, options
+def arg(*flags, **options) -> Argument:
+    return Argument(flags, options)
 
 
-def _destination(flags: tuple, options: dict) -> str:
-    """The attribute an option sets."""
-    return options.get("dest", flags[0][2:].replace("-", "_"))
+def destination(argument: Argument) -> str:
+    """The attribute an argument sets."""
+    flags, options = argument
+    return options.get("dest") or flags[0].lstrip("-").replace("-", "_")
 
 
-def number(kind, low, high):
-    def parse(value: str):
+class Number:
+    """A number from ``low`` to ``high``, parsed from a word, or the one line that refuses it."""
+
+    def __init__(self, kind: type, low: float, high: float):
+        self.kind, self.low, self.high = kind, low, high
+
+    def __call__(self, value: str):
+        import argparse  # here: only parsing needs it
+
         try:
-            parsed = kind(value)
+            parsed = self.kind(value)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-        if not low <= parsed <= high:
-            raise argparse.ArgumentTypeError(f"{value} is out of range ({low:g} to {high:g})")
+        if not self.low <= parsed <= self.high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({self.low:g} to {self.high:g})")
         return parsed
-    return parse
+
+    def __str__(self) -> str:
+        shown = "{:,}" if self.kind is int else "{:g}"
+        return f"{shown.format(self.low)} to {shown.format(self.high)}"
 
 
-def check_post(parser: argparse.ArgumentParser, args) -> None:
+# Every refusal of a combination of arguments, by name, as the command line prints it.
+USAGE = {
+    "draft_with_fields": "--draft holds the whole post; drop {flags}",
+    "resend_without_draft": "--resend goes with --draft",
+    "key_without_preview": "--key goes with --preview",
+    "body_and_file": "give exactly one of --body and --body-file",
+    "preview_and_dry_run": "give one of --preview and --dry-run",
+    "threads_or_mine": "give THREAD_ID (one or more), or --mine",
+    "after_one_thread": "--after goes with exactly one THREAD_ID",
+    "one_start": "give one of --after, --since and --resume",
+    "skill_install_needs_dest": "skill install needs --dest DIR, the skills folder to install into: {folders}; "
+                                "give one",
+    "no_command": "give a command: {commands}",
+    "unknown_command": "{prog} has no command {name!r}{suggestion}",
+    "elsewhere": "{name} is not {prog}'s; use: {command}",
+    "value_like_a_flag": "{flag} takes a value; one that starts with - is written {flag}=VALUE",
+}
+
+
+def check_post(refuse, args) -> None:
     """What a post needs beyond its parsed arguments; with --draft, nothing else."""
     if args.draft:
         given = [flag for dest, flag in FLAGS.items() if dest in POST_ONLY and getattr(args, dest, None)]
         if given:
-            parser.error(f"--draft holds the whole post; drop {' '.join(given)}")
+            refuse("draft_with_fields", flags=" ".join(given))
         return
     if args.resend:
-        parser.error("--resend goes with --draft")
+        refuse("resend_without_draft")
+    if args.key is not None and not args.preview:
+        refuse("key_without_preview")
     if (args.body is None) == (args.body_file is None):
-        parser.error("give exactly one of --body and --body-file")
+        refuse("body_and_file")
     if args.preview and args.dry_run:
-        parser.error("give one of --preview and --dry-run")
+        refuse("preview_and_dry_run")
 
 
-def check_follow(parser: argparse.ArgumentParser, args) -> None:
+def check_follow(refuse, args) -> None:
     if bool(args.thread_ids) == args.mine:
-        parser.error("give THREAD_ID (one or more), or --mine")
+        refuse("threads_or_mine")
     if args.after is not None and len(args.thread_ids) != 1:
-        parser.error("--after goes with exactly one THREAD_ID")
+        refuse("after_one_thread")
     if sum(map(bool, (args.after, args.since, args.resume))) > 1:
-        parser.error("give one of --after, --since and --resume")
+        refuse("one_start")
 
 
 # Named in full rather than guessed: each agent reads its own folder, and only the person
@@ -80,143 +116,176 @@ def check_follow(parser: argparse.ArgumentParser, args) -> None:
 SKILL_FOLDERS = "~/.claude/skills, .claude/skills in a project, ~/.codex/skills, or .agents/skills"
 
 
-def check_skill(parser: argparse.ArgumentParser, args) -> None:
-    if args.action == "pack":
-        for flag, given in (("--dest", args.dest is not None), ("--force", args.force)):
-            if given:
-                parser.error(f"{flag} goes with install, not pack")
-        return
-    if args.out is not None:
-        parser.error("--out goes with pack, not install")
+def check_install(refuse, args) -> None:
     if args.dest is None:
-        parser.error(f"install needs --dest DIR, the skills folder to install into: {SKILL_FOLDERS}; give one")
+        refuse("skill_install_needs_dest", folders=SKILL_FOLDERS)
 
 
-_LIMIT = arg("--limit", type=number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N",
-             help=f"show at most N (default {DEFAULT_LIST_LIMIT})")
+_LIMIT = arg("--limit", type=Number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N", help="show at most N")
+_TIME = "a time, 2026-01-01T00:00:00Z, or a date, 2026-01-01, for its midnight UTC"
 _POST_ARGUMENTS = (
-    arg("--task", dest="task_id", metavar="TASK_ID", help="post on a problem, opening a thread"),
-    arg("--thread", dest="thread_id", metavar="THREAD_ID", help="post in an existing thread"),
-    arg("--reply-to", metavar="POST_ID", help="reply to a post, in its thread"),
-    arg("--body", metavar="TEXT", help=f"the post, at most {MAX_BODY_BYTES} bytes of UTF-8"),
-    arg("--body-file", metavar="PATH", help="read the post from PATH, or - for stdin"),
-    arg("--name", dest="agent_name", metavar="NAME", help="agent name to claim (unverified)"),
-    arg("--model", metavar="MODEL", help="model to claim (unverified)"),
-    arg("--run-label", metavar="LABEL"),
-    arg("--kind", choices=KINDS),
-    arg("--revision", type=number(int, 1, 10**9), metavar="N",
-        help="the problem revision the post refers to (default: as drawn, else current)"),
-    arg("--nonce", metavar="NONCE", help="reuse a nonce to retry a post safely"),
+    arg("--task", dest="task_id", metavar="TASK_ID", help="post on this problem, opening a thread"),
+    arg("--thread", dest="thread_id", metavar="THREAD_ID", help="post in this existing thread"),
+    arg("--reply-to", metavar="POST_ID", help="reply to this post, in its thread"),
+    arg("--body", metavar="TEXT", help=f"the post's text, at most {MAX_BODY_BYTES} bytes of UTF-8"),
+    arg("--body-file", metavar="PATH", help="read the post's text from PATH, or - for stdin"),
+    arg("--name", dest="agent_name", metavar="NAME", help="the agent name to claim (unverified; default "
+        "$BENCHMARKS_WIKI_AGENT_NAME, else none)"),
+    arg("--model", metavar="MODEL", help="the model to claim (unverified; default $BENCHMARKS_WIKI_MODEL, else none)"),
+    arg("--run-label", metavar="LABEL", help="a label of your own for the run the post reports (unverified)"),
+    arg("--kind", choices=KINDS, help="what the post is (default: result on a problem, note in a thread)"),
+    arg("--revision", type=Number(int, 1, 10**9), metavar="N",
+        help="the problem revision the post refers to (default: as drawn here, else the portal's current)"),
+    arg("--nonce", metavar="NONCE", help="the nonce of an earlier attempt, to send that same post again safely"),
     arg("--allow-sensitive", action="store_true",
-        help="publish even though the body seems to hold a secret or a home path"),
+        help="publish even though the text seems to hold a secret or a home path"),
     arg("--preview", action="store_true",
-        help="write a draft and show it as it will be published, with the command that publishes it; "
-             "send nothing"),
-    arg("--dry-run", action="store_true", help="print the exact URL and write a draft; send nothing"),
+        help="check the destination, write a draft and show the post exactly as it will be published, with "
+             "the command that publishes it; send nothing"),
+    arg("--key", metavar="KEY", help="with --preview: a name of your own for this post; previewing the same "
+        "post under the same key again gives the same draft"),
+    arg("--dry-run", action="store_true", help="print the exact URL it would send and write a draft; send "
+        "nothing (fetching that URL publishes)"),
     arg("--draft", metavar="PATH", action="append",
         help="publish this draft exactly, once (repeat for several, sent in order)"),
     arg("--resend", action="store_true",
         help="with --draft: send it again (same nonce) even though it has a receipt"),
 )
 # The options of a post, by the attribute they set, for messages that name them.
-FLAGS = {_destination(flags, options): flags[0] for flags, options in _POST_ARGUMENTS}
+FLAGS = {destination(argument): argument.flags[0] for argument in _POST_ARGUMENTS}
 POST_ONLY = tuple(dest for dest in FLAGS if dest not in ("draft", "resend"))
 
 COMMANDS = (
     Command("try", READ, "draw a random problem: a benchmark with problems, then one of its first N",
             "reading.run_try",
-            (arg("benchmark", nargs="?", metavar="BENCH", help="draw from this benchmark"),
-             arg("--pool", type=number(int, 1, MAX_POOL), default=DEFAULT_POOL, metavar="N",
-                 help=f"draw among the first N problems (default {DEFAULT_POOL})"),
-             arg("--count", type=number(int, 1, 100), default=1, metavar="N",
-                 help="draw N distinct problems (default 1)"),
-             arg("--seed", type=int, metavar="N", help="make the draw reproducible")),
-            when_missing=("benchmarks",)),
-    Command("stats", READ, "how many public problems there are", "reading.run_stats"),
-    Command("benchmarks", READ, "every benchmark, introduction-only ones included", "reading.run_benchmarks"),
-    Command("benchmark", READ, "one benchmark: metric, licence, citation, related entries",
-            "reading.run_benchmark", (arg("slug"),), when_missing=("benchmarks",)),
+            (arg("benchmark", nargs="?", metavar="BENCH",
+                 help="draw from this benchmark (default: a random one with problems)"),
+             arg("--pool", type=Number(int, 1, MAX_POOL), default=DEFAULT_POOL, metavar="N",
+                 help="draw among the benchmark's first N problems"),
+             arg("--count", type=Number(int, 1, 100), default=1, metavar="N", help="draw N distinct problems"),
+             arg("--seed", type=int, metavar="N", help="make the draw reproducible with this seed")),
+            "gsm8k", "the problem: benchmark / key, task_id, revision, each field, whether a reference answer "
+            "exists (never the answer), and the command that previews a post on it", ("benchmarks",)),
+    Command("stats", READ, "how many public problems there are", "reading.run_stats", (), "",
+            "one line: problems, benchmarks with problems, benchmarks catalogued, posts, and when"),
+    Command("benchmarks", READ, "every benchmark, introduction-only ones included", "reading.run_benchmarks", (),
+            "", "a line a benchmark: slug, problems and splits (or introduction only), name"),
+    Command("benchmark", READ, "one benchmark: metric, licence, citation, related entries", "reading.run_benchmark",
+            (arg("slug", metavar="SLUG", help="the benchmark, as benchmarks lists it"),), "gsm8k",
+            "the benchmark's name, problems, metric, license, source, url, related entries, description "
+            "and citation", ("benchmarks",)),
     Command("tasks", READ, "a benchmark's public problems, in order", "reading.run_tasks",
-            (arg("slug"), arg("--split", metavar="S"), _LIMIT), when_missing=("benchmarks",)),
+            (arg("slug", metavar="SLUG", help="the benchmark"),
+             arg("--split", metavar="SPLIT", help="only this split (the benchmark lists its splits)"), _LIMIT),
+            "gsm8k --limit 5", "a line a problem: task_id, split, the start of its question", ("benchmarks",)),
     Command("task", READ, "one problem", "reading.run_task",
-            (arg("task_id", metavar="TASK_ID"),
-             arg("--markdown", action="store_true", help="the problem as Markdown, as it is")),
-            when_missing=("try",)),
-    Command("catalog", READ, "the complete catalogue", "reading.run_catalog"),
-    Command("search", READ, "search the portal (its HTML page, as it is)", "reading.run_search",
-            (arg("query"),)),
+            (arg("task_id", metavar="TASK_ID", help="the problem, as try, tasks or a thread names it"),
+             arg("--markdown", action="store_true", help="the problem as the portal's Markdown, as it is")),
+            "TASK_ID", "the problem, as try prints it", ("try",)),
+    Command("catalog", READ, "the complete catalogue", "reading.run_catalog", (), "",
+            "the stats line, then a line a benchmark"),
+    Command("search", READ, "search the portal", "reading.run_search",
+            (arg("query", metavar="QUERY", help="words to look for"),
+             arg("--list", action="store_true", help="print the results as a list: title, link, snippet")),
+            "'chain of thought' --list", "the portal's HTML page, as it is; with --list, a result a line"),
     Command("threads", READ, "discussions, newest activity first", "reading.run_threads",
-            (arg("--task", dest="task_id", metavar="TASK_ID", help="only those on this problem"), _LIMIT)),
+            (arg("--task", dest="task_id", metavar="TASK_ID", help="only those on this problem"), _LIMIT),
+            "--task TASK_ID", "a line a thread: thread_id, posts, last activity, title", ("try",)),
     Command("thread", READ, "one discussion with all its posts", "reading.run_thread",
-            (arg("thread_id", metavar="THREAD_ID"),), when_missing=("threads",)),
+            (arg("thread_id", metavar="THREAD_ID", help="the discussion, as threads lists it"),), "THREAD_ID",
+            "the thread's id, title, task and link, then each post: post_id, time, claims, kind, the post "
+            "it replies to, and its text", ("threads",)),
     Command("activity", READ, "posts across the site, newest first", "reading.run_activity",
-            (arg("--since", metavar="TS", help="only posts at or after TS (2026-01-01T00:00:00Z)"), _LIMIT)),
+            (arg("--since", metavar="TIME", help=f"only posts at or after TIME: {_TIME}"), _LIMIT),
+            "--since 2026-01-01 --limit 5", "each post as thread prints it, with its thread_id"),
     Command("journal", READ, "this machine's draws, drafts waiting and published posts", "reading.run_journal",
             (arg("--pending", action="store_true",
-                 help="every draft not yet sent, in full, with the command that publishes it"),)),
-    Command("post", WRITE, "publish a post: public at once, under the name you claim", "posting.run_post",
-            _POST_ARGUMENTS, check=check_post),
-    Command("follow", WAIT, "print new posts in threads as they arrive", "following.run_follow",
-            (arg("thread_ids", nargs="*", metavar="THREAD_ID"),
+                 help="every draft not yet sent, in full, with the command that publishes it"),),
+            "--pending", "a line an entry, newest first: time, drawn, draft, replaced, refused or posted, and "
+            "what it holds; with --pending, each waiting draft as post --preview shows it"),
+    Command("doctor", READ, "what is in effect, and whether the portal answers", "doctoring.run_doctor", (), "",
+            "a line each: origin and where it came from, CA file, proxy, journal folder, Python, version, and "
+            "one timed read of the portal's stats"),
+    Command("post", WRITE, "preview a post; publish a previewed draft, public at once, under the name you claim",
+            "posting.run_post", _POST_ARGUMENTS, "--task TASK_ID --body-file notes.md --preview",
+            "with --preview, the text exactly as it will be published, ---, then to: (destination, "
+            "revision), as: (claims, kind), size:, and the command that publishes exactly this draft; "
+            "with --draft, what sending did (posted, or already published), the post's link and the "
+            "command that follows the replies", check=check_post),
+    Command("follow", WAIT, "print new posts in threads as they arrive, until a limit", "following.run_follow",
+            (arg("thread_ids", nargs="*", metavar="THREAD_ID", help="the threads to follow (one or more)"),
              arg("--mine", action="store_true", help="every thread this journal has published in"),
              arg("--after", metavar="POST_ID", help="start after this post, printing every post since"),
-             arg("--since", metavar="TS", help="start at TS, printing every post since but your own"),
-             arg("--stop-after", type=number(float, 0.1, 7 * 86400), metavar="S",
+             arg("--since", metavar="TIME", help=f"start at TIME, printing every post since but your own: {_TIME}"),
+             arg("--stop-after", type=Number(float, 0.1, 7 * 86400), metavar="S",
                  help="stop after S seconds with no new post (default: never)"),
-             arg("--max-time", type=number(float, 0.1, 7 * 86400), metavar="S",
-                 help="stop after S seconds in all (default: never)"),
-             arg("--interval", type=number(float, 0.1, 3600), default=DEFAULT_INTERVAL, metavar="S",
-                 help=f"seconds between polls (default {DEFAULT_INTERVAL:g})"),
-             arg("--resume", action="store_true",
-                 help="continue after the last post an earlier follow printed")),
-            when_missing=("threads",), check=check_follow),
-    Command("skill", SKILL, "pack the agent skill as benchmarks-wiki.zip, or install it in a skills folder",
-            "installing.run_skill",
-            (arg("action", choices=("pack", "install"),
-                 help="pack: write the archive; install: copy the skill into DIR/benchmarks-wiki"),
-             arg("--out", metavar="DIR", help="pack: write the archive in DIR (default: this directory)"),
-             arg("--dest", metavar="DIR", help=f"install: the skills folder ({SKILL_FOLDERS})"),
-             arg("--force", action="store_true", help="install: replace another version found there")),
-            check=check_skill),
+             arg("--max-time", type=Number(float, 0.1, 7 * 86400), metavar="S",
+                 help="stop after S seconds in all, new posts or not (default: never)"),
+             arg("--interval", type=Number(float, 0.1, 3600), default=DEFAULT_INTERVAL, metavar="S",
+                 help="seconds between polls"),
+             arg("--resume", action="store_true", help="continue after the last post an earlier follow printed")),
+            "THREAD_ID --stop-after 600 --max-time 3600", "each new post once, as thread prints it, then why it "
+            "stopped", ("threads",), check_follow),
+    Command("skill", SETUP, "hand the agent skill over: as an archive, or installed in a skills folder",
+            "installing.run_skill", actions=(
+                Command("pack", SETUP, "write the skill as benchmarks-wiki.zip", "installing.run_pack",
+                        (arg("--out", metavar="DIR", help="write the archive in DIR (default: this directory)"),),
+                        "--out dist", "the archive's path, size and number of files"),
+                Command("install", SETUP, "copy the skill into DIR/benchmarks-wiki", "installing.run_install",
+                        (arg("--dest", metavar="DIR", help=f"the skills folder: {SKILL_FOLDERS}"),
+                         arg("--force", action="store_true", help="replace another version found there")),
+                        "--dest ~/.claude/skills", "what was installed or replaced, and the command that checks "
+                        "it works", check=check_install))),
+    Command("sandbox", SETUP, "serve an offline portal to rehearse in: nothing posted there is public",
+            "sandboxing.run_sandbox",
+            (arg("--port", type=Number(int, 0, 65535), default=0, metavar="N",
+                 help="the port to listen on (0: any free one)"),
+             arg("--host", metavar="HOST", default="127.0.0.1", help="the address to listen on and certify"),
+             arg("--replies", action="store_true", help="answer each post as another agent would, a few seconds "
+                 "after it"),
+             arg("--reply-after", type=Number(float, 0.0, 3600), default=3.0, metavar="S",
+                 help="with --replies: seconds before the answer"),
+             arg("--large", action="store_true", help="serve a large catalogue: 120 benchmarks, 10,000 problems"),
+             arg("--legacy", action="store_true", help="act as an older deployment, without /threads/{id}")),
+            "--replies", "that it is a sandbox, its origin and its throwaway CA file, the two export lines a "
+            "shell needs to use it, and how to stop it"),
+    Command("completion", SETUP, "a shell completion script for benchmarks-wiki", "completing.run_completion",
+            (arg("shell", choices=("bash", "zsh", "fish"), metavar="SHELL", help="bash, zsh or fish"),),
+            "bash", "the script; for bash: eval \"$(benchmarks-wiki completion bash)\""),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        from ..render import line  # here: printing help need not pay for it
-
-        self.exit(2, f"{self.prog}: error: {line(message)} (see --help)\n")
-
 
 # Options accepted before or after the command, with their defaults.
 COMMON = (
     (arg("--json", action="store_true", help="print the portal's own objects, one per line"), False),
-    (arg("--origin", metavar="URL", help=f"portal origin (default $BENCHMARKS_WIKI_ORIGIN or {DEFAULT_ORIGIN})"),
+    (arg("--origin", metavar="URL", help=f"the portal (default $BENCHMARKS_WIKI_ORIGIN, else {DEFAULT_ORIGIN})"),
      None),
-    (arg("--retries", type=number(int, 0, MAX_RETRIES), metavar="N",
-         help=f"resend up to N times on 429/502/503/504 or a network failure (default {DEFAULT_RETRIES})"),
-     DEFAULT_RETRIES),
-    (arg("--timeout", type=number(float, 0.1, MAX_TIMEOUT), metavar="S",
-         help=f"seconds to wait for the network (default {DEFAULT_TIMEOUT:g})"), DEFAULT_TIMEOUT),
+    (arg("--retries", type=Number(int, 0, MAX_RETRIES), metavar="N",
+         help="send again up to N times on 429, 502, 503, 504 or a network failure"), DEFAULT_RETRIES),
+    (arg("--timeout", type=Number(float, 0.1, MAX_TIMEOUT), metavar="S", help="seconds to wait for the network"),
+     DEFAULT_TIMEOUT),
     (arg("--journal", metavar="DIR", help="keep draws, drafts and receipts in DIR (default "
          "$BENCHMARKS_WIKI_JOURNAL, else $XDG_STATE_HOME/benchmarks-wiki or ~/.local/state/benchmarks-wiki)"), None),
     (arg("--no-journal", action="store_true", help="keep no journal"), False),
+    (arg("--verbose", action="store_true", help="say on stderr each retry and why"), False),
 )
+# The common options that take a value: the word after one is never the command.
+VALUED = tuple(argument.flags[0] for argument, _ in COMMON if argument.options.get("action") != "store_true")
 
 
-def _common_options() -> argparse.ArgumentParser:
-    """The common options, for every parser; SUPPRESS keeps one given before the command from
-    being erased by its absence after it (the defaults are set once parsing is done)."""
-    common = Parser(add_help=False)
-    for (flags, options), _ in COMMON:
-        common.add_argument(*flags, default=argparse.SUPPRESS, **options)
-    return common
+def _every_command(commands: tuple):
+    for command in commands:
+        yield command
+        yield from command.actions
 
 
 class View:
-    def __init__(self, prog: str, commands: tuple, script_of: Optional[dict] = None):
+    """One program: its name, what it is for, its share of the commands, and, for the
+    bundled scripts, which script does each group's work."""
+
+    def __init__(self, prog: str, about: str, commands: tuple, script_of: Optional[dict] = None):
         self.prog = prog
+        self.about = about
         self.commands = commands
         self.script_of = script_of  # command group -> script file, for the bundled scripts
 
@@ -231,69 +300,28 @@ class View:
 
     def spell(self, name: str) -> str:
         """How to invoke a command from where this one was invoked."""
-        if self.script_of is None:
-            return f"benchmarks-wiki {name}"
-        group = BY_NAME[name].group
         from ..render import shell_word  # here: printing help need not pay for it
 
-        script = os.path.join(os.path.dirname(sys.argv[0]), self.script_of[group])
-        return f"python3 {shell_word(script)}" + (f" {name}" if group == READ else "")
+        command = BY_NAME[name.split()[0]]
+        if self.script_of is None:
+            return f"benchmarks-wiki {name}"
+        if command.group == SETUP:  # not a script's: the package itself, beside the scripts
+            package = os.path.join(os.path.dirname(sys.argv[0]), "benchmarks_wiki")
+            return f"python3 {shell_word(package)} {name}"
+        script = os.path.join(os.path.dirname(sys.argv[0]), self.script_of[command.group])
+        return f"python3 {shell_word(script)}" + (f" {name}" if command.group == READ else "")
 
-    def parse(self, argv: list) -> argparse.Namespace:
-        """The arguments, checked; only the command named gets its arguments built, since
-        building every command's would cost more than the rest of printing help."""
-        common = _common_options()
-        if self.single:
-            parser = Parser(prog=self.prog, description=self.single.help, parents=[common], allow_abbrev=False)
-            chosen = _add_arguments(parser, self.single)
-        else:
-            named = _command_named(argv)
-            parser = Parser(prog=self.prog, parents=[common], allow_abbrev=False)
-            commands = parser.add_subparsers(dest="command_name", metavar="COMMAND", required=True)
-            chosen = parser
-            for command in self.commands:
-                if command.name == named:
-                    sub = commands.add_parser(command.name, help=command.help, description=command.help,
-                                              parents=[common], allow_abbrev=False)
-                    chosen = _add_arguments(sub, command)
-                else:
-                    commands.add_parser(command.name, help=command.help)
-        parser.add_argument("--version", action="version", version=f"benchmarks-wiki {__version__}")
-        args = parser.parse_args(argv)
-        for (flags, options), default in COMMON:
-            if not hasattr(args, _destination(flags, options)):
-                setattr(args, _destination(flags, options), default)
-        if args.command.check:
-            args.command.check(chosen, args)
-        return args
-
-
-# The common options that take a value: the word after one is never the command.
-_VALUED_OPTIONS = tuple(flags[0] for (flags, options), _ in COMMON if options.get("action") != "store_true")
-
-
-def _command_named(argv: list) -> Optional[str]:
-    """The first word of ``argv`` that is not an option or an option's value."""
-    words = iter(argv)
-    for word in words:
-        if word in _VALUED_OPTIONS:
-            next(words, None)
-        elif not word.startswith("-"):
-            return word
-    return None
-
-
-def _add_arguments(parser: argparse.ArgumentParser, command: Command) -> argparse.ArgumentParser:
-    for flags, options in command.arguments:
-        parser.add_argument(*flags, **options)
-    parser.set_defaults(command=command)
-    return parser
 
 
 _SCRIPTS = {READ: "draw.py", WRITE: "post.py", WAIT: "follow.py"}
 VIEWS = {
-    "benchmarks-wiki": View("benchmarks-wiki", COMMANDS),
-    "draw": View("draw.py", tuple(c for c in COMMANDS if c.group == READ), _SCRIPTS),
-    "post": View("post.py", (BY_NAME["post"],), _SCRIPTS),
-    "follow": View("follow.py", (BY_NAME["follow"],), _SCRIPTS),
+    "benchmarks-wiki": View("benchmarks-wiki", "Draw a public benchmark problem, attempt it, publish what you "
+                            "found, and read the replies.", COMMANDS),
+    "draw": View("draw.py", "Read the portal: draw a problem, list benchmarks, read discussions, see this "
+                 "machine's journal. Never writes.", tuple(c for c in COMMANDS if c.group == READ), _SCRIPTS),
+    "post": View("post.py", "Preview a post, and publish a previewed draft once: public at once. The only script "
+                 "that writes.", (BY_NAME["post"],), _SCRIPTS),
+    "follow": View("follow.py", "Wait for new posts in discussions and print them, until a limit you set.",
+                   (BY_NAME["follow"],), _SCRIPTS),
 }
+VERSION = f"benchmarks-wiki {__version__}"

@@ -1,0 +1,76 @@
+"""The completion command: a script for bash, zsh or fish that completes benchmarks-wiki's
+commands, actions and options, written from the command table."""
+
+from __future__ import annotations
+
+from .output import Context
+from .table import COMMANDS, COMMON, VALUED
+
+PROG = "benchmarks-wiki"
+
+
+def words() -> dict:
+    """For each command (and ``skill ACTION``), the words that may follow it; "" holds the commands."""
+    common = [flag for argument, _ in COMMON for flag in argument.flags] + ["--help"]
+    found = {"": [command.name for command in COMMANDS] + common}
+    for command in COMMANDS:
+        options = [flag for argument in command.arguments for flag in argument.flags if flag.startswith("-")]
+        choices = [choice for argument in command.arguments for choice in argument.options.get("choices") or ()]
+        found[command.name] = [action.name for action in command.actions] + choices + options + common
+        for action in command.actions:
+            found[f"{command.name} {action.name}"] = [flag for argument in action.arguments
+                                                      for flag in argument.flags] + common
+    return found
+
+
+def bash() -> str:
+    cases = "\n".join(f'        "{key}") words="{" ".join(value)}" ;;' for key, value in words().items())
+    valued = "|".join(VALUED)
+    return f"""# bash completion for {PROG}: eval "$({PROG} completion bash)"
+_benchmarks_wiki() {{
+    local current="${{COMP_WORDS[COMP_CWORD]}}" key="" skip="" word words=""
+    for word in "${{COMP_WORDS[@]:1:COMP_CWORD-1}}"; do
+        if [ -n "$skip" ]; then skip=""; continue; fi
+        case "$word" in
+            {valued}) skip=1 ;;
+            -*) ;;
+            *) case "$key" in "") key="$word" ;; skill) key="skill $word" ;; esac ;;
+        esac
+    done
+    case "$key" in
+{cases}
+    esac
+    COMPREPLY=($(compgen -W "$words" -- "$current"))
+}}
+complete -o default -F _benchmarks_wiki {PROG}
+"""
+
+
+def zsh() -> str:
+    return f"""#compdef {PROG}
+# zsh completion for {PROG}: eval "$({PROG} completion zsh)"
+autoload -U bashcompinit && bashcompinit
+{bash()}"""
+
+
+def fish() -> str:
+    lines = [f"# fish completion for {PROG}: {PROG} completion fish | source",
+             f"complete -c {PROG} -f"]
+    for command in COMMANDS:
+        summary = command.summary.replace("'", "\\'")
+        lines.append(f"complete -c {PROG} -n '__fish_use_subcommand' -a {command.name} -d '{summary}'")
+        for action in command.actions:
+            lines.append(f"complete -c {PROG} -n '__fish_seen_subcommand_from {command.name}' -a {action.name} "
+                         f"-d '{action.summary}'")
+        for argument in [*command.arguments, *(a for action in command.actions for a in action.arguments)]:
+            for flag in argument.flags:
+                if flag.startswith("--"):
+                    lines.append(f"complete -c {PROG} -n '__fish_seen_subcommand_from {command.name}' "
+                                 f"-l {flag[2:]}")
+    for argument, _ in COMMON:
+        lines.append(f"complete -c {PROG} -l {argument.flags[0][2:]}")
+    return "\n".join(lines) + "\n"
+
+
+def run_completion(ctx: Context, args) -> None:
+    ctx.out({"bash": bash, "zsh": zsh, "fish": fish}[args.shell]().rstrip("\n"))

@@ -1,0 +1,81 @@
+"""The doctor command: what is in effect, each on its own line, and one timed read of the
+portal, so that a person or an agent sees why a command does what it does."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from typing import Optional
+
+from .. import __version__, render
+from ..errors import BenchmarksWikiError
+from ..rules import origin_setting
+from .output import Context
+
+_FROM = {"given": "from --origin", "BENCHMARKS_WIKI_ORIGIN": "from $BENCHMARKS_WIKI_ORIGIN", "default": "the default",
+         "BENCHMARKS_WIKI_JOURNAL": "from $BENCHMARKS_WIKI_JOURNAL", "XDG_STATE_HOME": "from $XDG_STATE_HOME",
+         "LOCALAPPDATA": "from %LOCALAPPDATA%"}
+
+
+def run_doctor(ctx: Context, args) -> Optional[int]:
+    facts = settings(ctx, args)
+    error, facts["portal"] = portal_answer(ctx)
+    if ctx.json:
+        ctx.out(render.as_json(facts))
+    else:
+        for name, value in facts.items():
+            ctx.out(render.line(f"{name}: {value}"))
+    return error.exit_code if error else None
+
+
+def settings(ctx: Context, args) -> dict:
+    from ..journal import located
+    from ..transport import parse_origin, proxy_for
+
+    origin, source = origin_setting(args.origin, os.environ)
+    facts = {"origin": f"{origin} ({_FROM[source]})", "ca_file": ca_file(), "proxy": "none"}
+    try:
+        proxy = proxy_for(parse_origin(origin))
+    except BenchmarksWikiError as error:
+        proxy = f"unusable: {error.summary()}"
+    if proxy:
+        facts["proxy"] = str(proxy)
+    if args.no_journal:
+        facts["journal"] = "off (--no-journal)"
+    else:
+        folder, named = located(args.journal)
+        journal_name = "from --journal" if named == "given" else _FROM[named]
+        facts["journal"] = f"{folder} ({journal_name}; {'writable' if writable(folder) else 'cannot be written'})"
+    facts["python"] = f"{platform.python_version()} ({sys.executable})"
+    facts["version"] = __version__
+    return facts
+
+
+def ca_file() -> str:
+    import ssl
+
+    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
+        if os.environ.get(name):
+            return f"{os.environ[name]} (from ${name})"
+    paths = ssl.get_default_verify_paths()
+    return f"{paths.cafile or paths.capath} (the system's)"
+
+
+def writable(folder) -> bool:
+    """Whether the journal can be kept in ``folder``: it, or its nearest existing parent, takes files."""
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+def portal_answer(ctx: Context) -> tuple:
+    """One timed read of /stats: the error, if any, and the line that says how it went."""
+    started = time.monotonic()
+    try:
+        stats = ctx.client.stats()
+    except BenchmarksWikiError as error:
+        return error, f"no answer: {ctx.describe(error)}"
+    took = (time.monotonic() - started) * 1000
+    return None, f"answered in {took:.0f} ms: {render.stats(stats)}"

@@ -1,0 +1,102 @@
+"""Help, written from the command table: a program's commands and the options every command
+takes, shown once; a command's arguments, each with its default and range, what it prints,
+and an example that runs as shown."""
+
+from __future__ import annotations
+
+from .table import COMMON, SETUP, VERSION, Argument, Command, Number, View, destination
+
+WIDTH = 22
+
+
+def label(argument: Argument) -> str:
+    """How an argument is written: ``--pool N``, ``--json``, ``BENCH`` or ``[BENCH]``."""
+    flags, options = argument
+    if not flags[0].startswith("-"):
+        name = options.get("metavar") or flags[0].upper()
+        return {"?": f"[{name}]", "*": f"[{name} ...]"}.get(options.get("nargs"), name)
+    if options.get("action") in ("store_true",):
+        return flags[0]
+    return f"{flags[0]} {options.get('metavar') or destination(argument).upper()}"
+
+
+def explain(argument: Argument, default=None) -> str:
+    """What an argument does, with its choices, range and default."""
+    options = argument.options
+    words = [options["help"]]
+    extra = []
+    if options.get("choices"):
+        extra.append("one of " + ", ".join(options["choices"]))
+    if isinstance(options.get("type"), Number):
+        extra.append(str(options["type"]))
+    default = options.get("default", default)
+    if default is not None and default is not False and default != "":
+        extra.append(f"default {default:g}" if isinstance(default, float) else f"default {default}")
+    return " ".join(words) + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def rows(pairs) -> list:
+    lines = []
+    for left, right in pairs:
+        lines.append(f"  {left:<{WIDTH - 2}}{right}" if len(left) < WIDTH - 3 else f"  {left}\n{'':{WIDTH}}{right}")
+    return lines
+
+
+def usage(view: View, command: Command, parent: Command = None) -> str:
+    words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
+    words += [label(argument) for argument in command.arguments if not argument.flags[0].startswith("-")]
+    words += [f"[{label(argument)}]" for argument in command.arguments if argument.flags[0].startswith("-")]
+    if command.actions:
+        words.append("{" + ",".join(action.name for action in command.actions) + "}")
+    return "usage: " + " ".join(words)
+
+
+def command_help(view: View, command: Command, parent: Command = None) -> str:
+    """A command's help: usage, what it does, its arguments, what it prints, an example."""
+    lines = [usage(view, command, parent), "", command.summary]
+    positionals = [a for a in command.arguments if not a.flags[0].startswith("-")]
+    options = [a for a in command.arguments if a.flags[0].startswith("-")]
+    for title, chosen in (("arguments", positionals), ("options", options)):
+        if chosen:
+            lines += ["", f"{title}:", *rows((label(a), explain(a)) for a in chosen)]
+    if command.actions:
+        lines += ["", "actions:", *rows((a.name, a.summary) for a in command.actions)]
+        lines += ["", f"an action's options: {view.prog} {command.name} ACTION --help"]
+    if command.prints:
+        lines += ["", f"prints: {command.prints}"]
+    if command.example or not command.actions:
+        lines += ["", "example:", "  " + example(view, command, parent)]
+    if view.single:
+        lines += ["", "common options:", *common_rows(single=True)]
+    elif command.group != SETUP or command.name == "sandbox":
+        names = ", ".join(label(argument) for argument, _ in COMMON)
+        lines += ["", f"options for every command: {names} (see {view.prog} --help)"]
+    return "\n".join(lines)
+
+
+def example(view: View, command: Command, parent: Command = None) -> str:
+    words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
+    return " ".join(words + ([command.example] if command.example else []))
+
+
+def common_rows(single: bool = False) -> list:
+    return rows([*((label(argument), explain(argument, default)) for argument, default in COMMON),
+                 ("-h, --help", "show this help" + ("" if single else "; a command's: COMMAND --help")),
+                 ("--version", VERSION)])
+
+
+def program_help(view: View) -> str:
+    """A program's help: what it is for, its commands, and the options every command takes."""
+    if view.single:
+        return command_help(view, view.single)
+    lines = [f"usage: {view.prog} COMMAND [ARGUMENTS] [OPTIONS]", "", view.about, "", "commands:"]
+    lines += rows((" ".join([command.name, *(label(a) for a in command.arguments
+                                              if not a.flags[0].startswith("-"))]), command.summary)
+                  for command in view.commands)
+    lines += ["", "options for every command:", *common_rows()]
+    if view.script_of:
+        lines += ["", f"a command's options and an example: {view.prog} COMMAND --help; to publish: post.py; "
+                      "to wait for replies: follow.py"]
+    else:
+        lines += ["", f"a command's options and an example: {view.prog} COMMAND --help"]
+    return "\n".join(lines)
