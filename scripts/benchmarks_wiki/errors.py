@@ -162,11 +162,11 @@ class ValidationError(BenchmarksWikiError):
 
 
 class TooLarge(ValidationError):
-    """A body, URL or file over its limit; ``facts`` hold the measured ``size`` and ``limit``."""
+    """A body, URL or file over its limit. ``facts`` hold the measured ``size`` and the ``limit``."""
 
 
 class SensitiveContent(ValidationError):
-    """The body seems to hold private data; ``facts["found"]`` lists (what, line, column)."""
+    """The body seems to hold private data. ``facts["found"]`` lists (what, line, column)."""
 
 
 class RedirectRefused(ValidationError):
@@ -190,7 +190,7 @@ class DraftError(ValidationError):
 
 
 class JournalError(ValidationError):
-    """The journal cannot be used: turned off, not writable, or its lock not taken."""
+    """The journal cannot be used: turned off, or a draft's lock not taken."""
 
 
 class SkillError(BenchmarksWikiError):
@@ -284,8 +284,8 @@ MESSAGES = {
                                   "save it as UTF-8"),
     # answers
     "unreadable": Message(UnreadableAnswer, "unreadable answer from {route}: {problem}"),
-    "answer_too_large": Message(UnreadableAnswer, "the answer is {inflated}at least {size} bytes; the client "
-                                "reads at most {limit}"),
+    "answer_too_large": Message(UnreadableAnswer, "the answer is at least {size} bytes {how}; the client reads at "
+                                "most {limit}"),
     "too_many_redirects": Message(UnreadableAnswer, "more than {limit} redirects, the last to {url}"),
     "redirect_to_http": Message(RedirectRefused, "refused a redirect from HTTPS down to {url}: the request was "
                                 "answered, but nothing is sent over plain http"),

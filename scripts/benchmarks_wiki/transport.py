@@ -628,8 +628,8 @@ def _require_https(request: Request) -> None:
 
 
 def too_large(status: int, size: int, write: bool, inflated: bool = False) -> ApiError:
-    return fail("answer_too_large", status=status, code="answer_too_large", inflated="once inflated " if inflated
-                else "", size=size, limit=MAX_ANSWER_BYTES, write=write)
+    return fail("answer_too_large", status=status, code="answer_too_large", how="once inflated" if inflated
+                else "as sent", size=size, limit=MAX_ANSWER_BYTES, write=write)
 
 
 def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:

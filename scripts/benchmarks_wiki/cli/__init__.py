@@ -39,7 +39,10 @@ def main(argv=None, view: str = "benchmarks-wiki", client_options=None) -> int:
 
 
 def _run(chosen, argv: list, client_options: dict) -> int:
-    from .output import Context  # here: printing help need not pay for it
+    from .helping import answer
+
+    answer(chosen, argv)
+    from .output import Context  # here: printing help need not pay for these
     from .parsing import parse
 
     args = parse(chosen, argv)

@@ -1,12 +1,28 @@
 """Help, written from the command table: a program's commands and the options every command
 takes, shown once; a command's arguments, each with its default and range, what it prints,
-and an example that runs as shown."""
+and an example that runs as shown. Also which command the words name, and the one line that
+refuses a command the program lacks."""
 
 from __future__ import annotations
 
-from .table import COMMON, SETUP, VERSION, Argument, Command, Number, View, destination
+import sys
+from typing import Optional
+
+from .table import BY_NAME, COMMON, SETUP, USAGE, VALUED, VERSION, Argument, Command, Number, View, destination
 
 WIDTH = 22
+
+
+def answer(view: View, argv: list) -> None:
+    """Print the version, or the help of what ``argv`` names, and exit, if either is asked for."""
+    words = argv[: argv.index("--")] if "--" in argv else argv
+    if "--version" in words:
+        print(VERSION)
+        raise SystemExit(0)
+    if "-h" in words or "--help" in words:
+        command, parent, _ = named(view, argv)
+        print(program_help(view) if command is None else command_help(view, command, parent))
+        raise SystemExit(0)
 
 
 def label(argument: Argument) -> str:
@@ -100,3 +116,62 @@ def program_help(view: View) -> str:
     else:
         lines += ["", f"a command's options and an example: {view.prog} COMMAND --help"]
     return "\n".join(lines)
+
+
+def named(view: View, argv: list) -> tuple:
+    """The command named (and the command it is an action of), and the words left for its
+    arguments; the command is None where none is named."""
+    if view.single:
+        return view.single, None, list(argv)
+    at = _first_word(argv)
+    if at is None:
+        return None, None, list(argv)
+    named = argv[at]
+    command = next((c for c in view.commands if c.name == named), None)
+    if command is None:
+        _unknown(view, named)
+    rest = argv[:at] + argv[at + 1:]
+    if not command.actions:
+        return command, None, rest
+    action_at = _first_word(rest[at:])
+    names = {action.name: action for action in command.actions}
+    if action_at is None or rest[at + action_at] not in names:
+        if "-h" in argv or "--help" in argv:
+            return command, None, rest
+        refuse(f"{view.prog} {command.name}", "no_command", commands=", ".join(names))
+    action = names[rest[at + action_at]]
+    return action, command, rest[:at + action_at] + rest[at + action_at + 1:]
+
+
+def _first_word(argv: list) -> Optional[int]:
+    """Where the first word of ``argv`` that is not an option or an option's value is."""
+    skip = False
+    for index, word in enumerate(argv):
+        if skip:
+            skip = False
+        elif word in VALUED:
+            skip = True
+        elif word == "--":
+            return index + 1 if index + 1 < len(argv) else None
+        elif not word.startswith("-"):
+            return index
+    return None
+
+
+def _unknown(view: View, name: str) -> None:
+    """Refuse a command this program lacks, naming the program that has it, or the closest."""
+    other: Optional[Command] = BY_NAME.get(name)
+    if other is not None and view.script_of:
+        refuse(view.prog, "elsewhere", name=name, prog=view.prog, command=view.spell(name))
+    import difflib
+
+    close = difflib.get_close_matches(name, [command.name for command in view.commands], n=1, cutoff=0.6)
+    refuse(view.prog, "unknown_command", prog=view.prog, name=name,
+           suggestion=f"; did you mean {close[0]}?" if close else f"; see {view.prog} --help")
+
+
+def refuse(who: str, usage: str, **facts) -> None:
+    from ..render import line
+
+    sys.stderr.write(f"{who}: error: {line(USAGE[usage].format(**facts))}\n")
+    raise SystemExit(2)

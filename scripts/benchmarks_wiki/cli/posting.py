@@ -171,18 +171,27 @@ def report(ctx: Context, outcome: Outcome, path: Optional[Path]) -> None:
         ctx.out(render.outcome(outcome, ctx.command("follow"), path))
 
 
+# What a failed publish adds to its error line: whether it may have been recorded, and the
+# command that sends the same post again.
+POST_ADVICE = {
+    "unknown": "it may or may not be posted; retry the same post, same nonce, which cannot post twice: {command}",
+    "unsent": "nothing was posted; to send it when the network is back: {command}",
+    "refused": "nothing was posted",
+}
+
+
 def post_advice(error: BenchmarksWikiError, again: str) -> Optional[str]:
     if error.outcome_unknown:
         return retry_advice(again)
     if isinstance(error, TransportError):
-        return f"nothing was posted; to send it when the network is back: {again}"
+        return POST_ADVICE["unsent"].format(command=again)
     if isinstance(error, ApiError):
-        return "nothing was posted"
+        return POST_ADVICE["refused"]
     return None
 
 
 def retry_advice(again: str) -> str:
-    return f"it may or may not be posted; retry the same post, same nonce, which cannot post twice: {again}"
+    return POST_ADVICE["unknown"].format(command=again)
 
 
 def show_pending(ctx: Context, journal) -> None:

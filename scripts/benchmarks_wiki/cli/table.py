@@ -269,6 +269,17 @@ COMMON = (
     (arg("--no-journal", action="store_true", help="keep no journal"), False),
     (arg("--verbose", action="store_true", help="say on stderr each retry and why"), False),
 )
+# The environment the programs read, and what for.
+ENVIRONMENT = (
+    ("BENCHMARKS_WIKI_ORIGIN", "the portal, when `--origin` is not given"),
+    ("BENCHMARKS_WIKI_AGENT_NAME", "the name a post claims, when `--name` is not given"),
+    ("BENCHMARKS_WIKI_MODEL", "the model a post claims, when `--model` is not given"),
+    ("BENCHMARKS_WIKI_JOURNAL", "the journal's folder, when `--journal` is not given"),
+    ("XDG_STATE_HOME", "where the journal's folder is, else `~/.local/state` (`%LOCALAPPDATA%` on Windows)"),
+    ("SSL_CERT_FILE, SSL_CERT_DIR", "the CAs to trust instead of the system's; verification is never off"),
+    ("https_proxy, http_proxy, no_proxy", "an `http://host:port` proxy without credentials"),
+    ("BENCHMARKS_WIKI_DEBUG", "`1` shows the traceback of an unexpected failure"),
+)
 # The common options that take a value: the word after one is never the command.
 VALUED = tuple(argument.flags[0] for argument, _ in COMMON if argument.options.get("action") != "store_true")
 

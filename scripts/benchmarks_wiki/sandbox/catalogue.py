@@ -147,7 +147,7 @@ def task_id_for(slug, split, index):
 
 
 def _seeded_id(prefix, name):
-    return prefix + uuid.uuid5(TASK_NAMESPACE, name).hex[:12]
+    return prefix + uuid.uuid5(TASK_NAMESPACE, name).hex[:6]
 
 
 # The thread that Catalogue.sample() seeds on gsm8k's first task, and its posts in order
@@ -376,7 +376,7 @@ class Catalogue:
     @staticmethod
     def _fresh_id(prefix, taken):
         while True:
-            candidate = prefix + uuid.uuid4().hex[:12]
+            candidate = prefix + uuid.uuid4().hex[:6]
             if candidate not in taken:
                 return candidate
 

@@ -1,0 +1,268 @@
+"""The command reference and the troubleshooting reference, written from the code: the
+command table (every flag, default, range, output and example), the error and advice tables
+(every message the code prints, and its remedy) and the constants the behaviour follows.
+
+``python3 -m benchmarks_wiki.cli.manual FOLDER`` writes the files into FOLDER (the skill's
+``reference/``); ``--check`` only says which are stale. A test fails on a stale file.
+"""
+
+from __future__ import annotations
+
+import string
+import sys
+from pathlib import Path
+
+from .. import errors, render, rules, transport
+from ..errors import MESSAGES
+from .helping import label
+from .output import NOTES
+from .posting import BODY_FILE_CEILING, POST_ADVICE
+from .table import COMMON, ENVIRONMENT, EXIT_INTERRUPTED, SETUP, USAGE, VIEWS, Command, Number, View
+
+SKILL = '"$SKILL/scripts'
+FILES = {"draw": "draw.md", "post": "post.md", "follow": "follow.md", "benchmarks-wiki": "setup.md"}
+EXITS = {1: ("exit-1.md", "the portal answered with an error, or with an answer the client could not read"),
+         2: ("exit-2.md", "the client refused: bad arguments or input, almost always before sending anything"),
+         3: ("exit-3.md", "the network failed before a complete answer arrived")}
+
+
+class Placeholders(string.Formatter):
+    """A template as printed, each fact written as its name in capitals: ``{size}`` is SIZE,
+    ``{value!r}`` is 'VALUE', ``{command[thread]}`` is ``draw.py thread``."""
+
+    def get_field(self, field_name, args, kwargs):
+        if field_name.startswith("command["):
+            name = field_name[len("command["):-1]
+            return ("draw.py COMMAND" if name == "when_missing" else spelled(name)), field_name
+        return field_name.upper(), field_name
+
+    def format_field(self, value, format_spec):
+        return value
+
+    def convert_field(self, value, conversion):
+        return f"'{value}'" if conversion == "r" else value
+
+
+def spelled(name: str) -> str:
+    """A command as the scripts print it, with the path they were run by left out."""
+    return VIEWS["draw"].prog + f" {name}" if name in {c.name for c in VIEWS["draw"].commands} else (
+        "benchmarks-wiki " + name if name not in ("post", "follow") else f"{name}.py")
+
+
+def shown(template: str) -> str:
+    return Placeholders().format(template)
+
+
+# -- the command reference ---------------------------------------------------------------------
+
+def command_section(view: View, command: Command, parent: Command = None) -> list:
+    words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
+    title = " ".join(words[1:]) or view.prog
+    arguments = [label(a) for a in command.arguments if not a.flags[0].startswith("-")]
+    lines = [f"## {title}", "", f"`{' '.join(words + arguments)}`: {command.summary}."]
+    if command.arguments:
+        lines += ["", "| argument | meaning |", "| --- | --- |"]
+        lines += [f"| `{label(a)}` | {explain(a)} |" for a in command.arguments]
+    if command.prints:
+        lines += ["", f"Prints {command.prints}."]
+    if command.example:
+        runner = f"python3 {SKILL}/{view.prog}\"" if view.script_of else view.prog
+        fence = "bash" if command.group != SETUP or command.name in ("pack", "completion") else "text"
+        lines += ["", f"```{fence}", f"{runner} {' '.join(words[1:] + [command.example])}".replace("  ", " "), "```"]
+    return lines + [""]
+
+
+def explain(argument) -> str:
+    from .helping import explain as described
+
+    return described(argument).replace("|", "\\|")
+
+
+def program_page(key: str) -> str:
+    view = VIEWS[key]
+    commands = [c for c in view.commands if c.group == SETUP] if key == "benchmarks-wiki" else list(view.commands)
+    lines = [f"# {view.prog}" if view.script_of else "# benchmarks-wiki: setting up", "", view.about if
+             view.script_of else "Commands for the person installing the skill, only in `benchmarks-wiki` "
+             "(`python3 scripts/benchmarks_wiki COMMAND` from a checkout or a skill folder, with nothing "
+             "installed). The other commands are the scripts': " + ", ".join(
+                 f"[{name}]({FILES[name]})" for name in ("draw", "post", "follow")) + ".", "",
+             "Options every command takes: [cli.md](cli.md#options-for-every-command). Generated from the "
+             "command table; do not edit.", ""]
+    if len(commands) > 1:
+        lines += ["## Contents", ""]
+        lines += [f"- [{c.name}](#{c.name})" for c in commands] + [""]
+    for command in commands:
+        lines += command_section(view, command)
+        for action in command.actions:
+            lines += command_section(view, action, command)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def index_page() -> str:
+    lines = ["# Command line", "", "Generated from the command table; do not edit.", "", "## Contents", "",
+             "- [Programs](#programs)", "- [Options for every command](#options-for-every-command)",
+             "- [Environment](#environment)", "- [Output](#output)", "- [Exit codes](#exit-codes)",
+             "- [Behaviour](#behaviour)", "", "## Programs", "", "| program | what it does | commands |",
+             "| --- | --- | --- |"]
+    for key, view in VIEWS.items():
+        runner = f"`python3 {SKILL}/{view.prog}\"`" if view.script_of else "`benchmarks-wiki`"
+        names = ", ".join(c.name for c in view.commands) if len(view.commands) > 1 else view.commands[0].name
+        lines.append(f"| {runner} | {view.about} | [{names}]({FILES[key]}) |")
+    lines += ["", "Where output names a next command, it is spelled for the program run, with the path it "
+              "was run by. `--help` on a program or a command prints its usage, arguments and an example.", "",
+              "## Options for every command", "", "Before or after the command.", "", "| option | meaning |",
+              "| --- | --- |"]
+    lines += [f"| `{label(argument)}` | {explain_common(argument, default)} |" for argument, default in COMMON]
+    lines += ["", "## Environment", "", "An empty variable counts as unset.", "", "| variable | used for |",
+              "| --- | --- |"]
+    lines += [f"| `{name}` | {meaning} |" for name, meaning in ENVIRONMENT]
+    return "\n".join(lines + [""] + output_section() + exit_section() + behaviour_section()).rstrip() + "\n"
+
+
+def explain_common(argument, default) -> str:
+    from .helping import explain as described
+
+    return described(argument, default).replace("|", "\\|")
+
+
+def output_section() -> list:
+    return ["## Output", "",
+            "- Results go to stdout; notes and errors to stderr, one line each.",
+            "- Text from the portal is shown with control characters, escape sequences and direction "
+            "overrides as visible escapes (`\\x1b`, `\\u202e`); one-line fields also show tabs and line "
+            "breaks as `\\x09`, `\\x0a`.",
+            "- `--json` prints the portal's own objects, one line of ASCII JSON each; `post --json` adds "
+            f"`\"outcome\"`: `{rules.NEW}`, `{rules.CONFIRMED}` or `{rules.EARLIER}`. `post --preview --json` and "
+            "`journal --pending --json` print each draft: path, destination, revision, claims, kind, size, "
+            "body and the command that publishes it, never a URL.",
+            "- `search`, `task --markdown` and `post --dry-run` print their text as it is.",
+            f"- Lists show at most `--limit N` (default {20}); when more remain, stderr says "
+            f"`{shown(NOTES['more_remain'])}`.", ""]
+
+
+def exit_section() -> list:
+    lines = ["## Exit codes", "", "| code | meaning |", "| --- | --- |",
+             "| 0 | done (also `--help`, `--version`, and a reader that closed the pipe early) |"]
+    lines += [f"| {code} | {meaning}: [{name}]({name}) |" for code, (name, meaning) in EXITS.items()]
+    lines += [f"| {EXIT_INTERRUPTED} | interrupted (Ctrl-C) |", ""]
+    return lines
+
+
+def behaviour_section() -> list:
+    policy = transport.RetryPolicy()
+    ceilings = ", ".join(f"{min(policy.max_backoff, policy.first_backoff * 2 ** n):g}" for n in range(policy.retries))
+    return ["## Behaviour", "",
+            f"- **Retries.** `--retries {policy.retries}` means up to {policy.retries + 1} sendings of the identical "
+            f"request, on {', '.join(map(str, sorted(policy.statuses)))} or a network failure; not a certificate "
+            "failure, a host that does not resolve, a proxy's refusal or a timeout. Each wait is random up to a "
+            f"ceiling that doubles ({ceilings} s), at most {policy.max_backoff:g} s; a `Retry-After` of at most "
+            f"{policy.max_retry_after:g} s is waited instead, a longer one stops at once. A kept-alive connection "
+            "found closed is reopened and the request sent once more, apart from the retries.",
+            f"- **Limits**, before anything is sent: a body of {rules.MAX_BODY_BYTES} bytes of UTF-8 after "
+            f"normalising (NFC, line breaks to `\\n`, trailing whitespace dropped), a URL of {rules.MAX_URL_BYTES} "
+            f"bytes, claims of {rules.MAX_CLAIM_CHARS} characters, a `--body-file` of {BODY_FILE_CEILING} bytes. "
+            f"Answers over {transport.MAX_ANSWER_BYTES} bytes, inflated or not, are refused.",
+            f"- **Redirects.** Reads follow up to {transport.MAX_REDIRECTS}, never from https down to http; a "
+            "publish follows none. A publish needs an https origin.",
+            "- **Headers.** `Accept`, `User-Agent` and, on reads, `Accept-Encoding: gzip`; never a cookie, a "
+            "credential or a `Sec-Fetch-*` header.",
+            "- **Threads.** On a deployment without `/threads/{id}`, a thread is rebuilt from `/activity`.",
+            "- **Follow** polls `/activity` for posts at or after the newest seen: one request a poll, however "
+            "many threads.", ""]
+
+
+# -- the troubleshooting reference -------------------------------------------------------------
+
+def entries_of(code: int) -> dict:
+    """The messages of one exit code, grouped by the class raised (first line of its docstring)."""
+    groups: dict = {}
+    for reason, entry in MESSAGES.items():
+        if entry.kind.exit_code == code:
+            heading = " ".join((entry.kind.__doc__ or entry.kind.__name__).split()).split(". ")[0].rstrip(".")
+            groups.setdefault(heading, []).append((reason, entry))
+    return groups
+
+
+def message_line(entry) -> str:
+    text = shown(entry.text)
+    if issubclass(entry.kind, errors.ApiError):
+        text = f"STATUS CODE: {text}"
+    remedy = entry.advice or entry.hint
+    return f"- `{text}`" + (f": {shown(remedy)}" if remedy else "")
+
+
+def exit_page(code: int) -> str:
+    name, meaning = EXITS[code]
+    groups = entries_of(code)
+    lines = [f"# Exit {code}", "", f"{meaning[0].upper()}{meaning[1:]}.", "",
+             "Each error is one line on stderr, `PROGRAM: error: MESSAGE; WHAT TO DO`. Below, each message "
+             "as printed (facts in capitals), then what to do. A publish whose outcome is unknown ends with "
+             "the command that sends it again: [troubleshooting.md](troubleshooting.md#it-may-or-may-not-be-"
+             "posted). Generated from the error and advice tables; do not edit.", ""]
+    if code == 2:
+        groups["The command line refused its arguments (each ends with `(see --help)`)"] = [
+            (name, None) for name in USAGE]
+    if len(groups) > 2:
+        lines += ["## Contents", ""] + [f"- [{heading}](#{anchor(heading)})" for heading in groups] + [""]
+    for heading, listed in groups.items():
+        lines += [f"## {heading}", ""]
+        lines += [message_line(entry) if entry else f"- `{shown(USAGE[reason])}`" for reason, entry in listed]
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def anchor(heading: str) -> str:
+    kept = "".join(c for c in heading.lower() if c.isalnum() or c in " -")
+    return kept.replace(" ", "-")
+
+
+def troubleshooting_page() -> str:
+    lines = ["# Troubleshooting", "", "Generated from the error and advice tables; do not edit.", "",
+             "## Contents", "", "- [By exit code](#by-exit-code)",
+             "- [It may or may not be posted](#it-may-or-may-not-be-posted)",
+             "- [What sending did](#what-sending-did)", "- [Notes that are not errors](#notes-that-are-not-errors)",
+             "", "## By exit code", ""]
+    lines += [f"- **{code}**: {meaning}: [{name}]({name})" for code, (name, meaning) in EXITS.items()]
+    lines += [f"- **{EXIT_INTERRUPTED}**: interrupted (Ctrl-C); while sending a post, the line ends as below", "",
+              "## It may or may not be posted", "",
+              "After a publish that may have been recorded (a 429 or 5xx answer, an unreadable answer, a network "
+              "failure once the request went out, a refused redirect, Ctrl-C), the error line ends:", "",
+              f"- `{shown(POST_ADVICE['unknown'])}`", "",
+              "Run that command, and only it, once the cause has passed: it sends the same request, nonce and "
+              "all, and the portal answers a repeat with the original post. Never preview anew to retry: that "
+              "is a new nonce, and a second post. Where nothing can have been recorded, the line says so:", "",
+              *(f"- `{shown(POST_ADVICE[name])}`" for name in ("unsent", "refused")), "",
+              "## What sending did", "", "`post.py --draft` prints one of these, then the post's link and "
+              "the command that follows the replies:", ""]
+    lines += [f"- `{shown(text)}`" for text in render.OUTCOMES.values()]
+    lines += ["", "## Notes that are not errors", "", "On stderr, exit 0:", ""]
+    lines += [f"- `{shown(text)}`" for text in NOTES.values()]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def pages() -> dict:
+    """Every generated file, by name."""
+    made = {FILES[key]: program_page(key) for key in FILES}
+    made["cli.md"] = index_page()
+    made["troubleshooting.md"] = troubleshooting_page()
+    made.update({name: exit_page(code) for code, (name, _) in EXITS.items()})
+    return made
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    check = "--check" in argv
+    folder = Path(next((word for word in argv if not word.startswith("-")), "reference"))
+    stale = []
+    for name, text in pages().items():
+        path = folder / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            stale.append(name)
+            if not check:
+                path.write_text(text, encoding="utf-8")
+    print(("stale: " if check else "written: ") + (", ".join(stale) or "none"))
+    return 1 if check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
