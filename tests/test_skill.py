@@ -259,3 +259,14 @@ def test_each_outcome_is_worded_once_everywhere():
 def test_no_remedy_makes_a_draft_with_dry_run():
     for document in [ROOT / "README.md", *DOCUMENTS]:
         assert "draft with --dry-run" not in document.read_text(encoding="utf-8"), document.name
+
+
+def test_the_quick_start_draws_a_problem_and_offline_names_the_sandbox(sample_portal, tmp_path):
+    quick_start = (ROOT / "README.md").read_text(encoding="utf-8").split("## Quick start")[1].split("\n## ")[0]
+    command = re.findall(r"```\n(.*?)\n```", quick_start)[0]
+    done = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=ROOT, env=script_env(sample_portal))
+    assert done.returncode == 0 and "task_id: " in done.stdout, done.stderr
+    offline = script_env(None, BENCHMARKS_WIKI_ORIGIN="https://127.0.0.1:9")
+    done = subprocess.run(command + " --retries 0", shell=True, capture_output=True, text=True, cwd=ROOT, env=offline)
+    assert done.returncode == 3 and done.stderr.count("\n") == 1
+    assert "to try it offline: python3 scripts/benchmarks_wiki sandbox" in done.stderr

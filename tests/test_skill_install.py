@@ -309,23 +309,99 @@ def succeeds(*command, cwd, env=None):
     return done
 
 
-def test_a_wheel_installs_the_skill_with_no_checkout_around_it(portal, tmp_path):
-    """Built from a copy, so that build/ and egg-info stay out of the checkout."""
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """A fresh virtual environment with the package installed from a wheel, built from a copy
+    so that build/ and egg-info stay out of the checkout."""
     status = git_status()
-    source = tmp_path / "source"
+    place = tmp_path_factory.mktemp("installed")
+    source = place / "source"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         ".git", "tests", ".ci", "__pycache__", "*.egg-info", "build", "dist", ".pytest_cache", ".venv*",
         "*.zip", "*.whl"))
-    succeeds(sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-q", "-w", tmp_path / "wheels", cwd=source)
-    [wheel] = (tmp_path / "wheels").glob("*.whl")
+    succeeds(sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-q", "-w", place / "wheels", cwd=source)
+    [wheel] = (place / "wheels").glob("*.whl")
     assert wheel.name == f"benchmarks_wiki-{__version__}-py3-none-any.whl"
-    venv = tmp_path / "venv"
-    succeeds(sys.executable, "-m", "venv", venv, cwd=tmp_path)
-    succeeds(venv / "bin" / "python", "-m", "pip", "install", "--no-deps", "-q", wheel, cwd=tmp_path)
-    succeeds(venv / "bin" / "benchmarks-wiki", "skill", "install", "--dest", tmp_path / "skills", cwd=tmp_path,
+    venv = place / "venv"
+    succeeds(sys.executable, "-m", "venv", venv, cwd=place)
+    succeeds(venv / "bin" / "python", "-m", "pip", "install", "--no-deps", "-q", wheel, cwd=place)
+    assert git_status() == status
+    return venv
+
+
+def test_a_wheel_installs_the_skill_with_no_checkout_around_it(installed, portal, tmp_path):
+    succeeds(installed / "bin" / "benchmarks-wiki", "skill", "install", "--dest", tmp_path / "skills", cwd=tmp_path,
              env=plain_env())
     folder = tmp_path / "skills" / "benchmarks-wiki"
     assert tree(folder) == {item.path: (item.data, item.mode) for item in skill.skill_files()}
     stats = succeeds(sys.executable, folder / "scripts" / "draw.py", "stats", cwd=tmp_path, env=plain_env(portal))
     assert " problems in " in stats.stdout
-    assert git_status() == status
+
+
+# What differs from run to run: the sandbox's origin and CA, ids, times and draft paths.
+VARIABLE = re.compile(r"https://127\.0\.0\.1:\d+|/\S*benchmarks-wiki-sandbox-[^/\s]+/ca\.pem"
+                      r"|\S*/drafts/\d{8}T\d{6}\.\d{6}Z-[0-9a-f]{8}\.json|\b[pt]_[0-9a-f]{6}\b"
+                      r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+TIME = re.compile(r"\d{4}-\d{2}-\d{2}T")
+
+
+def walk_through():
+    """The README's walk-through: each ``$ command`` with the lines it printed."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## A walk-through")[1].split("\n## ")[0]
+    steps = []
+    for block in re.findall(r"```text\n(.*?)```", section, re.S):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            else:
+                steps[-1][1].append(line)
+    return steps
+
+
+def matched(expected: list, actual: list, seen: dict) -> None:
+    """Each line as printed, but for what differs from run to run; what the README shows
+    for each id, path and origin is kept in ``seen``, to be put into the commands after."""
+    assert len(expected) == len(actual), "\n".join(actual)
+    for printed, got in zip(expected, actual):
+        assert VARIABLE.split(printed) == VARIABLE.split(got), f"{printed!r}\n{got!r}"
+        for shown, real in zip(VARIABLE.findall(printed), VARIABLE.findall(got)):
+            if not TIME.match(shown):
+                assert seen.setdefault(shown, real) == real, shown
+
+
+def test_the_readme_walk_through_runs_as_printed_against_the_installed_sandbox(installed, tmp_path):
+    steps = walk_through()
+    assert steps[0][0] == "benchmarks-wiki sandbox --replies"
+    sandbox = subprocess.Popen([installed / "bin" / "benchmarks-wiki", "sandbox", "--replies", "--reply-after",
+                                "0.1"], stdout=subprocess.PIPE, text=True, env=plain_env(), cwd=tmp_path)
+    try:
+        printed = [sandbox.stdout.readline().rstrip("\n") for _ in steps[0][1]]
+        seen = {}
+        matched(steps[0][1], [line.replace("after 0.1 s.", "after 3 s.") for line in printed], seen)
+        env = plain_env()
+        env.update(line[len("export "):].split("=", 1) for line in printed if line.startswith("export "))
+        env.update(XDG_STATE_HOME=str(tmp_path / "state"), SKILL=str(tmp_path / "skills" / "benchmarks-wiki"),
+                   PATH=f"{installed / 'bin'}:{env['PATH']}")
+        run_steps(steps[1:], env, tmp_path, seen)
+    finally:
+        sandbox.terminate()
+        sandbox.wait(10)
+
+
+def run_steps(steps, env, folder, seen):
+    succeeds("benchmarks-wiki", "skill", "install", "--dest", "skills", cwd=folder, env=env)
+    journal = str(folder / "state" / "benchmarks-wiki")
+    for command, expected in steps:
+        if command == "cat notes.md":
+            (folder / "notes.md").write_text("\n".join(expected) + "\n", encoding="utf-8")
+        for shown, real in sorted(seen.items(), key=lambda pair: -len(pair[0])):
+            command = command.replace(shown, real)
+        command = command.replace("~/.local/state/benchmarks-wiki", journal)
+        # A documented wait of seconds is run with the same flags, scaled down.
+        command = command.replace("--stop-after 5 --interval 1", "--stop-after 0.5 --interval 0.1")
+        done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env, cwd=folder,
+                              timeout=60)
+        assert done.returncode == 0, f"{command}\n{done.stderr}"
+        output = (done.stdout + done.stderr).replace(env["SKILL"], "$SKILL").replace(journal,
+                                                                                     "~/.local/state/benchmarks-wiki")
+        matched(expected, output.replace("for 0.5 s; stopped", "for 5 s; stopped").splitlines(), seen)

@@ -302,13 +302,13 @@ MESSAGES = {
                                      "{problem}", "to trust another CA, set SSL_CERT_FILE to its PEM file"),
     "host_not_found": Message(HostNotFound, "cannot resolve host {where}: {problem}",
                               "check the origin and the network",
-                              "check --origin and the network; to try it offline: benchmarks-wiki sandbox"),
+                              "check --origin and the network; to try it offline: {command[sandbox]}"),
     "timed_out": Message(TimedOut, "no answer from {where} within {seconds:g} s", "try again, or raise the timeout",
                          "try again, or raise --timeout"),
     "connection_refused": Message(ConnectionRefused, "connection refused by {where}",
                                   "check the origin, or that the portal is running",
                                   "check --origin, or that the portal is running; to try it offline: "
-                                  "benchmarks-wiki sandbox"),
+                                  "{command[sandbox]}"),
     "proxy_refused": Message(ProxyRefused, "{where} refused to open a tunnel ({problem}); nothing was sent to "
                              "the portal", "check https_proxy and no_proxy"),
     "tls_failed": Message(TransportError, "TLS failed with {where}: {problem}", "check the network and try again"),

@@ -170,7 +170,8 @@ class Journal:
         waiting = set(self.pending())
         listed = [self._draw_entry(path) for path in (self.folder / "draws").glob("*.json")]
         listed += [self._draft_entry(path, path in waiting) for path in self.drafts()]
-        return sorted(listed, key=lambda entry: entry.get("at") or "", reverse=True)
+        # Within one second, a draw comes before the drafts made from it.
+        return sorted(listed, key=lambda entry: (entry.get("at") or "", entry["type"] != "drawn"), reverse=True)
 
     @staticmethod
     def _draw_entry(path: Path) -> dict:

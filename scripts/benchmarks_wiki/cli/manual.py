@@ -45,8 +45,9 @@ class Placeholders(string.Formatter):
 
 def spelled(name: str) -> str:
     """A command as the scripts print it, with the path they were run by left out."""
-    return VIEWS["draw"].prog + f" {name}" if name in {c.name for c in VIEWS["draw"].commands} else (
-        "benchmarks-wiki " + name if name not in ("post", "follow") else f"{name}.py")
+    if name in {c.name for c in VIEWS["draw"].commands}:
+        return f"draw.py {name}"
+    return f"{name}.py" if name in ("post", "follow") else f"python3 scripts/benchmarks_wiki {name}"
 
 
 def shown(template: str) -> str:
