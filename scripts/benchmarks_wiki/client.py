@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 from urllib.parse import quote
 
 from . import publishing
@@ -100,12 +100,12 @@ class Client:
         """``count`` distinct problems among the benchmark's first ``pool``, drawn uniformly."""
         check_number(pool, "pool", 1, MAX_POOL)
         check_number(count, "count", 1, pool)
-        rng = rng or random
+        chooser: Any = rng if rng is not None else random  # the module: its seed is the caller's
         if slug is None:
             served = [bench.slug for bench in self.benchmarks() if bench.has_problems]
             if not served:
                 raise fail("nothing_to_draw")
-            slug = rng.choice(served)
+            slug = chooser.choice(served)
         candidates = list(self.tasks(slug, limit=pool))
         if not candidates:
             if not self.benchmark(slug).has_problems:
@@ -113,7 +113,7 @@ class Client:
             raise fail("no_problems_listed", slug=slug)
         if count > len(candidates):
             raise fail("too_few_problems", slug=slug, found=len(candidates), count=count)
-        return [rng.choice(candidates)] if count == 1 else rng.sample(candidates, count)
+        return [chooser.choice(candidates)] if count == 1 else chooser.sample(candidates, count)
 
     def catalog(self) -> dict:
         """The whole catalogue; asked again, the portal answers 304 and the kept copy is returned."""
@@ -236,7 +236,9 @@ class Client:
     def publish(self, body: str, *, nonce: Optional[str] = None, **destination_and_claims) -> Published:
         """Post publicly, at once. Retried with the same nonce, so a retry is never a second post."""
         prepared = self.prepare(body, nonce=nonce, allow_sensitive=True, **destination_and_claims)
-        return publishing.deliver(self._sender, prepared.request).published
+        published = publishing.deliver(self._sender, prepared.request).published
+        assert published is not None  # an answer's post: only a damaged receipt leaves none
+        return published
 
     def reply(self, post: Union[Post, Published], body: str, **claims) -> Published:
         """Reply to a specific post, in its thread."""

@@ -13,7 +13,7 @@ message was made from stay on the error as ``facts``.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, Type, TypeVar, cast
 
 
 class BenchmarksWikiError(Exception):
@@ -202,7 +202,7 @@ class Message(NamedTuple):
     and the command line's, where its words differ (``{command[NAME]}`` is a command
     spelled for the program run, ``!q`` a value quoted for the shell)."""
 
-    kind: type
+    kind: Type[BenchmarksWikiError]
     text: str
     hint: Optional[str] = None
     advice: Optional[str] = None
@@ -335,11 +335,12 @@ def fail(reason: str, **given) -> BenchmarksWikiError:
                   if name in given}
     message = entry.text.format(**given)
     hint = entry.hint.format(**given) if entry.hint else None
-    if issubclass(entry.kind, ApiError):
-        error = entry.kind(attributes.pop("status"), attributes.pop("code"), message, hint, reason=reason,
-                           facts=given, **attributes)
+    kind: Any = entry.kind  # each class takes what its _attributes name
+    if issubclass(kind, ApiError):
+        error = kind(attributes.pop("status"), attributes.pop("code"), message, hint, reason=reason, facts=given,
+                     **attributes)
     else:
-        error = entry.kind(message, hint, reason=reason, facts=given, **attributes)
+        error = kind(message, hint, reason=reason, facts=given, **attributes)
     if error.outcome_unknown:
         # Sending anew would make a second post: only the same request, nonce and all, is safe.
         error.hint = resend_hint(given.get("wait"))
@@ -353,6 +354,17 @@ def resend_hint(wait: Optional[float] = None) -> str:
             "prepared post (Client.send), never a new publish")
 
 
+Kind = TypeVar("Kind", bound=BenchmarksWikiError)
+
+
+def failing(kind: Type[Kind], reason: str, **given) -> Kind:
+    """:func:`fail`, for a caller that knows the class ``reason`` raises."""
+    error = fail(reason, **given)
+    assert isinstance(error, kind), reason
+    return cast(Kind, error)
+
+
 def unreadable(status: int, route: str, problem: str, write: bool = False) -> ApiError:
     """An answer the client cannot use, whatever its status."""
-    return fail("unreadable", status=status, code="malformed_answer", route=route, problem=problem, write=write)
+    return failing(ApiError, "unreadable", status=status, code="malformed_answer", route=route, problem=problem,
+                   write=write)

@@ -20,7 +20,7 @@ class Malformed(ValueError):
     """An answer that does not have the shape of the object it should be."""
 
 
-def _spec(required: dict, optional: dict = None) -> tuple:
+def _spec(required: dict, optional: Optional[dict] = None) -> tuple:
     """The fields of an object, each as (name, exact types, required), built once per class."""
     return (tuple((name, types, True) for name, types in required.items())
             + tuple((name, types, False) for name, types in (optional or {}).items()))

@@ -30,7 +30,7 @@ from typing import Callable, Mapping, Optional, Union
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
 from . import __version__
-from .errors import ApiError, TransportError, ValidationError, fail, unreadable
+from .errors import ApiError, TransportError, ValidationError, fail, failing, unreadable
 from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
@@ -445,14 +445,14 @@ class Sender:
                     "proxy_refused": str(cause).split(":", 1)[-1].strip(),
                     "tls_failed": getattr(cause, "reason", None)}
         problem = problems.get(reason) or str(cause) or type(cause).__name__
-        return fail(reason, where=failure.where or str(self.origin), problem=problem,
+        return failing(TransportError, reason, where=failure.where or str(self.origin), problem=problem,
                     seconds=getattr(self.transport, "timeout", DEFAULT_TIMEOUT), sent=failure.sent or lost > 0,
                     attempts=attempts, write=write)
 
     def _api_error(self, response: Response, attempts: int, retry_after: Optional[float]) -> ApiError:
         code, message = _error_detail(response)
         reason = self.retry.status_reason(response.status, retry_after)
-        return fail(reason, status=response.status, code=code, message=message, attempts=attempts,
+        return failing(ApiError, reason, status=response.status, code=code, message=message, attempts=attempts,
                     retry_after=retry_after, wait=retry_after,
                     when=_resume_at(self._wall_clock(), retry_after or 0), write=response.write)
 
@@ -513,7 +513,8 @@ def _read_body(connection, answer, write: bool) -> bytes:
 def _read_undeclared(connection, answer, write: bool) -> bytes:
     """A body of unknown length, in pieces, refused once past the limit. One read of the whole
     limit would first allocate all 32 MiB of it, on Python 3.9, for every answer."""
-    pieces, size = [], 0
+    pieces: list = []
+    size = 0
     while True:
         piece = answer.read(READ_PIECE)
         if not piece:
@@ -602,7 +603,7 @@ def proxy_for(target: Origin) -> Optional[Origin]:
     ``no_proxy``), or None. Only plain-http proxies without credentials: the client sends no
     credentials anywhere, and reaches an HTTPS portal through the proxy's CONNECT tunnel."""
     # Here, not at the top: urllib.request costs more to import than a read command takes.
-    from urllib.request import getproxies_environment, proxy_bypass_environment
+    from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined]
 
     proxies = getproxies_environment()
     address = proxies.get(target.scheme)
@@ -628,8 +629,8 @@ def _require_https(request: Request) -> None:
 
 
 def too_large(status: int, size: int, write: bool, inflated: bool = False) -> ApiError:
-    return fail("answer_too_large", status=status, code="answer_too_large", how="once inflated" if inflated
-                else "as sent", size=size, limit=MAX_ANSWER_BYTES, write=write)
+    return failing(ApiError, "answer_too_large", status=status, code="answer_too_large",
+                   how="once inflated" if inflated else "as sent", size=size, limit=MAX_ANSWER_BYTES, write=write)
 
 
 def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:

@@ -38,10 +38,9 @@ def settings(ctx: Context, args) -> dict:
     facts = {"origin": f"{origin} ({_FROM[source]})", "ca_file": ca_file(), "proxy": "none"}
     try:
         proxy = proxy_for(parse_origin(origin))
+        facts["proxy"] = str(proxy) if proxy else "none"
     except BenchmarksWikiError as error:
-        proxy = f"unusable: {error.summary()}"
-    if proxy:
-        facts["proxy"] = str(proxy)
+        facts["proxy"] = f"unusable: {error.summary()}"
     if args.no_journal:
         facts["journal"] = "off (--no-journal)"
     else:

@@ -6,7 +6,7 @@ refuses a command the program lacks."""
 from __future__ import annotations
 
 import sys
-from typing import Optional
+from typing import NoReturn, Optional
 
 from .table import BY_NAME, COMMON, SETUP, USAGE, VALUED, VERSION, Argument, Command, Number, View, destination
 
@@ -58,7 +58,7 @@ def rows(pairs) -> list:
     return lines
 
 
-def usage(view: View, command: Command, parent: Command = None) -> str:
+def usage(view: View, command: Command, parent: Optional[Command] = None) -> str:
     words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
     words += [label(argument) for argument in command.arguments if not argument.flags[0].startswith("-")]
     words += [f"[{label(argument)}]" for argument in command.arguments if argument.flags[0].startswith("-")]
@@ -67,7 +67,7 @@ def usage(view: View, command: Command, parent: Command = None) -> str:
     return "usage: " + " ".join(words)
 
 
-def command_help(view: View, command: Command, parent: Command = None) -> str:
+def command_help(view: View, command: Command, parent: Optional[Command] = None) -> str:
     """A command's help: usage, what it does, its arguments, what it prints, an example."""
     lines = [usage(view, command, parent), "", command.summary]
     positionals = [a for a in command.arguments if not a.flags[0].startswith("-")]
@@ -90,7 +90,7 @@ def command_help(view: View, command: Command, parent: Command = None) -> str:
     return "\n".join(lines)
 
 
-def example(view: View, command: Command, parent: Command = None) -> str:
+def example(view: View, command: Command, parent: Optional[Command] = None) -> str:
     words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
     return " ".join(words + ([command.example] if command.example else []))
 
@@ -158,7 +158,7 @@ def _first_word(argv: list) -> Optional[int]:
     return None
 
 
-def _unknown(view: View, name: str) -> None:
+def _unknown(view: View, name: str) -> NoReturn:
     """Refuse a command this program lacks, naming the program that has it, or the closest."""
     other: Optional[Command] = BY_NAME.get(name)
     if other is not None and view.script_of:
@@ -170,7 +170,7 @@ def _unknown(view: View, name: str) -> None:
            suggestion=f"; did you mean {close[0]}?" if close else f"; see {view.prog} --help")
 
 
-def refuse(who: str, usage: str, **facts) -> None:
+def refuse(who: str, usage: str, **facts) -> NoReturn:
     from ..render import line
 
     sys.stderr.write(f"{who}: error: {line(USAGE[usage].format(**facts))}\n")

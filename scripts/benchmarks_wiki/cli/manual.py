@@ -11,6 +11,7 @@ from __future__ import annotations
 import string
 import sys
 from pathlib import Path
+from typing import Optional
 
 from .. import errors, render, rules, transport
 from ..errors import MESSAGES
@@ -56,7 +57,7 @@ def shown(template: str) -> str:
 
 # -- the command reference ---------------------------------------------------------------------
 
-def command_section(view: View, command: Command, parent: Command = None) -> list:
+def command_section(view: View, command: Command, parent: Optional[Command] = None) -> list:
     words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
     title = " ".join(words[1:]) or view.prog
     arguments = [label(a) for a in command.arguments if not a.flags[0].startswith("-")]

@@ -54,7 +54,7 @@ class _Spelled(string.Formatter):
 def remedy(error: BenchmarksWikiError, spell: Callable[[str], str], when_missing: Optional[tuple] = None):
     """What to do about ``error``, in this program's words: the command line's advice from the
     table where it has its own, else the library's hint."""
-    entry = MESSAGES.get(error.reason)
+    entry = MESSAGES.get(error.reason or "")
     if entry is None:
         return error.hint
     for template in (entry.advice, entry.hint):

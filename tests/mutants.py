@@ -1,0 +1,112 @@
+"""How much of the package the suite would notice changing: small random changes, each run
+against the whole suite in a copy of the checkout.
+
+    python3 -m tests.mutants [--count 80] [--seed 1] [--jobs 2]
+
+Each change is one of: a comparison flipped (< and <=, == and !=, in and not in, is and is
+not), a whole number moved by one, `and` and `or` swapped, a condition negated, a `raise`
+removed. The sandbox, the suite's own portal, is left alone. A change is killed when the
+suite fails; the survivors are listed with where they are, to be read: some change nothing
+a caller could see.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "scripts" / "benchmarks_wiki"
+FLIPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
+         ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+# The quick files first, so that a change one of them notices costs seconds.
+ORDER = ["test_errors.py", "test_render.py", "test_publishing.py", "test_client.py", "test_transport.py",
+         "test_follow.py", "test_contract.py", "test_layout.py", "test_help.py", "test_fuzz.py"]
+
+
+def sites(path: Path) -> list:
+    """Every change that can be made in ``path``: (line, column, end line, end column, new text, kind)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and type(node.ops[0]) in FLIPS:
+            flipped = ast.Compare(node.left, [FLIPS[type(node.ops[0])]()] + node.ops[1:], node.comparators)
+            found.append((node, f"({ast.unparse(flipped)})", "comparison flipped"))
+        elif isinstance(node, ast.Constant) and type(node.value) is int and id(node) not in docstrings:
+            found.append((node, str(node.value + 1), "number moved by one"))
+        elif isinstance(node, ast.BoolOp):
+            other = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+            found.append((node, f"({ast.unparse(ast.BoolOp(other, node.values))})", "and/or swapped"))
+        elif isinstance(node, (ast.If, ast.While)):
+            found.append((node.test, f"(not ({ast.unparse(node.test)}))", "condition negated"))
+        elif isinstance(node, ast.Raise):
+            found.append((node, "pass", "raise removed"))
+    return [(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset, text, kind) for n, text, kind in found]
+
+
+def mutated(source: str, site: tuple) -> str:
+    line, column, end_line, end_column, text, _ = site
+    lines = source.splitlines(keepends=True)
+    return source[:_offset(lines, line, column)] + text + source[_offset(lines, end_line, end_column):]
+
+
+def _offset(lines: list, line: int, column: int) -> int:
+    """Where a node's (line, column) is in the source: the column counts bytes of UTF-8."""
+    return sum(len(row) for row in lines[: line - 1]) + len(lines[line - 1].encode("utf-8")[:column].decode("utf-8"))
+
+
+def run_one(site_of: tuple, work: Path) -> tuple:
+    """Run the suite on one change in its own copy; (killed, seconds)."""
+    path, site = site_of
+    copy = Path(tempfile.mkdtemp(prefix="mutant-", dir=work))
+    shutil.copytree(ROOT, copy / "tree", ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info"))
+    target = copy / "tree" / path.relative_to(ROOT)
+    target.write_text(mutated(path.read_text(encoding="utf-8"), site), encoding="utf-8")
+    tests = [f"tests/{name}" for name in ORDER] + sorted(
+        f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py") if p.name not in ORDER)
+    started = time.monotonic()
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+                              cwd=copy / "tree", capture_output=True, text=True, timeout=600)
+        killed = done.returncode != 0
+    except subprocess.TimeoutExpired:
+        killed = True
+    shutil.rmtree(copy, ignore_errors=True)
+    return killed, time.monotonic() - started
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m tests.mutants")
+    parser.add_argument("--count", type=int, default=80)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    every = [(path, site) for path in sorted(PACKAGE.rglob("*.py")) if "sandbox" not in path.parts
+             for site in sites(path)]
+    chosen = random.Random(args.seed).sample(every, min(args.count, len(every)))
+    work = Path(tempfile.mkdtemp(prefix="mutants-"))
+    with ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(lambda item: run_one(item, work), chosen))
+    shutil.rmtree(work, ignore_errors=True)
+    survivors = [item for item, (killed, _) in zip(chosen, results) if not killed]
+    for path, site in survivors:
+        print(f"survived: {path.relative_to(ROOT)}:{site[0]} {site[5]}: {site[4][:80]}")
+    killed = len(chosen) - len(survivors)
+    print(f"{killed} of {len(chosen)} killed ({100 * killed / len(chosen):.1f}%), of {len(every)} possible; "
+          f"seed {args.seed}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
