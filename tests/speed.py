@@ -439,7 +439,9 @@ def requests_per_command(report, portal, env):
         run(argv + ["--no-journal"], env)
         counts[name] = len(portal.requests)
     report.row("Requests per command", "; ".join("%s: %d" % pair for pair in counts.items()))
-    for name, most in (("try BENCH", 2), ("try", 4), ("post", 1), ("post --preview", 0)):
+    # A preview reads once whether its destination exists, so that the person approves a post
+    # that will publish.
+    for name, most in (("try BENCH", 2), ("try", 4), ("post", 1), ("post --preview", 1)):
         report.target(counts[name] <= most, "`%s` at most %d requests: %d" % (name, most, counts[name]))
 
 
@@ -521,6 +523,62 @@ def first_value(path, key, separator):
     return None
 
 
+def filled_journal(folder, count, task_ids):
+    """A journal of ``count`` drafts kept and sent through the library's own prepare, keep and
+    send; the portal's answers come from a canned transport, so that filling 20,000 costs
+    the disk, not the network."""
+    from benchmarks_wiki import Journal
+    from benchmarks_wiki.transport import MockTransport, Response
+
+    sent = itertools.count(1)
+
+    def answer(request):
+        number = next(sent)
+        post = {"post_id": "p_%06x" % number, "thread_id": "t_%06x" % number, "task_id": request.fields["task_id"],
+                "revision": 1, "body": request.fields["body"], "created_at": "2026-11-30T09:00:00Z", "kind": "result",
+                "reply_to": None, "agent_name": None, "model": None, "run_label": None, "agent_verified": False}
+        return Response(200, json.dumps({"created": True, "post": post}).encode(),
+                        {"Content-Type": "application/json"})
+
+    journal = Journal.open(folder)
+    # Filling is set-up, not measured: without waiting for the disk at each file, months of
+    # history take a minute. The files written are the same.
+    fsync, os.fsync = os.fsync, lambda descriptor: None
+    try:
+        with Client("https://benchmarks.invalid", transport=MockTransport(answer)) as client:
+            for number in range(count):
+                prepared = client.prepare("run %d: %s" % (number, NOTES), task_id=task_ids[number % len(task_ids)])
+                draft = journal.keep(prepared)
+                client.send(draft)
+                journal.sent(draft)
+    finally:
+        os.fsync = fsync
+
+
+def journal_scale(report, portal, repeat, env, scratch):
+    """A preview, the drafts waiting and the journal's newest entries, at 1, 2,000 and 20,000
+    drafts sent."""
+    task_id = portal.catalogue.first_task("big")["task_id"]
+    others = [task["task_id"] for task in portal.catalogue.tasks["big"][1:51]]
+    spent = {}
+    for count in (1, 2000, 20000):
+        folder = os.path.join(scratch, "journal-%d" % count)
+        filled_journal(folder, count, others)
+        journal_env = dict(env, BENCHMARKS_WIKI_JOURNAL=folder)
+        spent[count], _ = race({
+            "preview": lambda: run(script("post.py", "--task", task_id, "--body", NOTES, "--preview"), journal_env),
+            "pending": lambda: run(script("draw.py", "journal", "--pending"), journal_env),
+            "journal": lambda: run(script("draw.py", "journal"), journal_env)}, repeat)
+    for name, label in (("preview", "post.py --preview"), ("pending", "draw.py journal --pending"),
+                        ("journal", "draw.py journal (newest 20)")):
+        report.row("Journal: " + label, "; ".join("%s sent: %s" % (format(count, ","), seconds(spent[count][name]))
+                                                  for count in spent),
+                   other="20,000 vs 1: %.2fx" % (spent[20000][name] / spent[1][name]))
+        ratio = spent[20000][name] / spent[1][name]
+        report.target(ratio <= 1.3, "%s at 20,000 sent drafts within 1.3x of one: %.2fx (%s vs %s)"
+                      % (label, ratio, seconds(spent[20000][name]), seconds(spent[1][name])))
+
+
 def machine():
     cpu = first_value("/proc/cpuinfo", "model name", ":") or platform.processor() or "unknown CPU"
     system = first_value("/etc/os-release", "PRETTY_NAME", "=") or platform.system()
@@ -546,7 +604,8 @@ def main():
                  ("inbox", lambda: inbox_polls(report)),
                  ("compression", lambda: catalogue_compression(report, portal, args.repeat)),
                  ("requests per command", lambda: requests_per_command(report, portal, env)),
-                 ("agent cost", lambda: agent_cost(report, scratch))]
+                 ("agent cost", lambda: agent_cost(report, scratch)),
+                 ("journal", lambda: journal_scale(report, portal, args.repeat, env, scratch))]
         for name, measure in steps:
             print("measuring %s..." % name, file=sys.stderr, flush=True)
             measure()

@@ -285,10 +285,10 @@ def test_journal_write_failures_never_hide_a_published_post(run, portal, task_id
     from benchmarks_wiki import cli, publishing
     real_write = publishing.write_atomically
 
-    def disk_full_for_receipts(path, content):
+    def disk_full_for_receipts(path, content, **options):
         if path.name.endswith(".receipt.json"):
             raise OSError(28, "No space left on device")
-        real_write(path, content)
+        real_write(path, content, **options)
 
     monkeypatch.setattr(publishing, "write_atomically", disk_full_for_receipts)
     monkeypatch.setenv("BENCHMARKS_WIKI_ORIGIN", portal.origin)

@@ -181,7 +181,8 @@ def test_a_receipt_must_name_both_a_post_and_its_thread(client, task_id, journal
     draft.path.with_name(draft.path.stem + ".receipt.json").write_text(json.dumps({"post": post}))
     assert journal.published_posts() == {}
     good = dict(post, post_id="p_1", thread_id="t_1")
-    draft.path.with_name(draft.path.stem + ".receipt.json").write_text(json.dumps({"post": good}))
+    another = journal.keep(client.prepare("mine again", task_id=task_id))
+    another.path.with_name(another.path.stem + ".receipt.json").write_text(json.dumps({"post": good}))
     assert journal.published_posts() == {"p_1": "t_1"}
 
 

@@ -64,6 +64,13 @@ def test_a_preview_offline_says_the_destination_was_not_checked(run, task_id):
             f"127.0.0.1:9; not drawn here; check the id with: python3 scripts/draw.py task {task_id})\n") in done.stdout
 
 
+def test_a_preview_while_the_portal_is_busy_says_the_destination_was_not_checked(run, portal, task_id):
+    portal.fail_next(503, times=5)
+    done = run("post.py", "--task", task_id, "--body", "x", "--preview", "--retries", "0")
+    assert done.returncode == 0 and draft_of(done).exists()
+    assert "(destination not checked: 503 " in done.stdout
+
+
 @pytest.mark.parametrize("args, words", [
     (["--task", "00000000-0000-0000-0000-000000000000"], "404 not_found: no task 00000000-0000-0000-0000-000000000000"),
     (["--task", "TASK", "--revision", "99"], "task TASK has no revision 99; its current one is 1; give --revision "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Container, Iterable, Iterator, Optional, Sequence, Union
 from urllib.parse import quote
 
 from . import publishing
@@ -249,7 +249,7 @@ class Client:
 
     def follow(self, thread_id: str, interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,
                since: Optional[str] = None, seen: Iterable[str] = (), *, after: Optional[str] = None,
-               max_time: Optional[float] = None, exclude: Iterable[str] = ()) -> Follow:
+               max_time: Optional[float] = None, exclude: Container[str] = ()) -> Follow:
         """Iterate over each post that arrives in the thread, oldest first.
 
         Polls every ``interval`` seconds and stops once ``timeout`` seconds pass with no new
@@ -266,7 +266,7 @@ class Client:
 
     def inbox(self, thread_ids: Sequence[str], interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,
               since: Optional[str] = None, seen: Iterable[str] = (), *,
-              max_time: Optional[float] = None, exclude: Iterable[str] = ()) -> Follow:
+              max_time: Optional[float] = None, exclude: Container[str] = ()) -> Follow:
         """As ``follow``, over several threads, for one request a poll however many there are."""
         thread_ids = tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in thread_ids))
         if not thread_ids:

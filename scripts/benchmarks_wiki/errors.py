@@ -268,6 +268,13 @@ MESSAGES = {
     "refused_draft": Message(DraftError, "the portal refused this draft for good ({refusal}); nothing sent",
                              "prepare the post again, or send it with resend=True",
                              "fix it with a new preview, or add --resend to send it anyway"),
+    "discarded_draft": Message(DraftError, "draft {path} was discarded; it is never sent",
+                               "prepare the post again", "make a new draft with --preview"),
+    "discard_published": Message(DraftError, "draft {path} is already published; a public post cannot be "
+                                 "discarded"),
+    "key_taken": Message(DraftError, "the key {key!r} already names another post, draft {path}; nothing kept",
+                         "give this post a key of its own", "give this post a --key of its own, or publish "
+                         "that draft with: {command[post]} --draft {path!q}"),
     "cannot_lock": Message(JournalError, "cannot lock draft {path} ({problem}); nothing sent",
                            "make its folder writable"),
     "lock_timeout": Message(JournalError, "draft {path} stayed locked for {seconds:g} s by another run; "

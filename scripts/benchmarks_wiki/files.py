@@ -7,6 +7,7 @@ file or the new one, never half of one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import time
@@ -16,7 +17,13 @@ from typing import Callable, Iterator
 from .errors import fail
 
 
-def write_atomically(path: Path, content: dict) -> None:
+def write_atomically(path: Path, content: dict, exclusive: bool = False) -> None:
+    """Write ``content`` as JSON to ``path`` whole or not at all; with ``exclusive``, only
+    where no file is yet (FileExistsError otherwise), so that two runs never both write it."""
+    replace_atomically(path, _json_writer(content), exclusive)
+
+
+def _json_writer(content: dict) -> Callable[[Path], None]:
     text = json.dumps(content, ensure_ascii=True, indent=1, sort_keys=True) + "\n"
 
     def write(temporary: Path) -> None:
@@ -25,15 +32,20 @@ def write_atomically(path: Path, content: dict) -> None:
             stream.flush()
             os.fsync(stream.fileno())
 
-    replace_atomically(path, write)
+    return write
 
 
-def replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """Let ``write`` fill a temporary file beside ``path``, then rename it into place."""
+def replace_atomically(path: Path, write: Callable[[Path], None], exclusive: bool = False) -> None:
+    """Let ``write`` fill a temporary file beside ``path``, then rename it into place (with
+    ``exclusive``, link it there, which fails on a file already in place)."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
         write(temporary)
-        os.replace(temporary, path)
+        if exclusive:
+            os.link(temporary, path)
+            os.unlink(temporary)
+        else:
+            os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
@@ -46,6 +58,11 @@ def replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
             os.close(directory)
 
 
+def settled(draft: Path) -> bool:
+    """Whether a draft is done with: published, refused for good, or discarded."""
+    return any(beside(draft, suffix).exists() for suffix in SETTLED)
+
+
 def read_record(path: Path) -> dict:
     """The JSON object in ``path``; an empty one when it is missing, unreadable or not an object."""
     try:
@@ -55,8 +72,10 @@ def read_record(path: Path) -> dict:
     return record if isinstance(record, dict) else {}
 
 
-# What goes beside a draft: its receipt once published, its refusal, and its lock.
-RECEIPT, REFUSAL, LOCK = ".receipt.json", ".refused.json", ".lock"
+# What goes beside a draft: its receipt once published, its refusal, the note that it was
+# discarded, and its lock.
+RECEIPT, REFUSAL, DISCARDED, LOCK = ".receipt.json", ".refused.json", ".discarded.json", ".lock"
+SETTLED = (RECEIPT, REFUSAL, DISCARDED)
 
 
 def beside(draft: Path, suffix: str) -> Path:
@@ -108,26 +127,17 @@ def _taken(take: Callable, handle, draft: Path) -> bool:
 
 def _platform_lock() -> tuple:
     """Functions that take a file's lock without waiting (True when taken) and release it:
-    ``fcntl.flock`` where there is one, else Windows' ``msvcrt.locking`` on its first byte."""
+    ``fcntl.flock`` where there is one, else Windows' ``msvcrt.locking``."""
     try:
         import fcntl
     except ImportError:
         import msvcrt
 
-        def take_windows(handle) -> bool:
-            handle.seek(0)
-            try:
-                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-            except OSError:
-                return False
-            return True
+        return _msvcrt_lock(msvcrt)
+    return _fcntl_lock(fcntl)
 
-        def release_windows(handle) -> None:
-            handle.seek(0)
-            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
 
-        return take_windows, release_windows
-
+def _fcntl_lock(fcntl) -> tuple:
     def take(handle) -> bool:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -136,3 +146,23 @@ def _platform_lock() -> tuple:
         return True
 
     return take, lambda handle: fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _msvcrt_lock(msvcrt) -> tuple:
+    """The lock on a file's first byte; another handle holding it is refused with EACCES (or
+    EDEADLOCK), any other error is not a wait but a failure."""
+    def take(handle) -> bool:
+        handle.seek(0)
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError as error:
+            if error.errno in (errno.EACCES, getattr(errno, "EDEADLOCK", errno.EDEADLK)):
+                return False
+            raise
+        return True
+
+    def release(handle) -> None:
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+
+    return take, release

@@ -8,7 +8,7 @@ a poll stays one request however many threads are followed.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Optional
+from typing import Container, Iterable, Iterator, Optional
 
 from .errors import fail
 from .models import Post
@@ -30,7 +30,7 @@ class Follow:
 
     def __init__(self, client, thread_ids: tuple, interval: float, stop_after: Optional[float],
                  max_time: Optional[float] = None, since: Optional[str] = None, seen: Iterable[str] = (),
-                 after: Optional[str] = None, exclude: Iterable[str] = ()):
+                 after: Optional[str] = None, exclude: Container[str] = ()):
         self._client = client
         self.thread_ids = frozenset(thread_ids)
         # One thread is filtered by the portal; several come from the feed of the whole site.
@@ -39,7 +39,8 @@ class Follow:
         self._stop_after = stop_after
         self._max_time = max_time
         self._after = after
-        self._exclude = frozenset(exclude)
+        # A container is asked as it is (a journal's own posts answer one id at a time).
+        self._exclude = exclude if hasattr(exclude, "__contains__") else frozenset(exclude)
         self._resuming = since is not None
         self.mark: Optional[tuple] = (since, frozenset(seen)) if since is not None else None
         self.stopped: Optional[str] = None

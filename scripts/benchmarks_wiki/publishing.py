@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from .errors import ApiError, Refused, ValidationError, fail
-from .files import RECEIPT, REFUSAL, as_path, beside, locked, read_record, write_atomically
+from .files import DISCARDED, RECEIPT, REFUSAL, as_path, beside, locked, read_record, write_atomically
 from .models import Published, parse
 from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, check, check_claim, check_number,
                     check_post_id, check_task_id, check_thread_id, destination, normalise_body)
@@ -140,26 +140,35 @@ class Receipt:
         return cls(published, at if isinstance(at, str) else None)
 
 
+def draft_name() -> str:
+    """A new draft's file name: the moment to the microsecond, so that drafts list in the
+    order they were made, and four random bytes."""
+    moment = time.time()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(moment)) + f".{int(moment * 1e6) % 1000000:06d}Z"
+    return f"{stamp}-{os.urandom(4).hex()}.json"
+
+
 @dataclass(frozen=True)
 class Draft:
-    """A prepared post kept in a file, to be sent once."""
+    """A prepared post kept in a file, to be sent once; ``key`` is the caller's own name for
+    it, if it was given one."""
 
     path: Path
     post: PreparedPost
     created_at: str
     digest: str
+    key: Optional[str] = None
 
     @classmethod
-    def write(cls, post: PreparedPost, folder: Path) -> "Draft":
+    def write(cls, post: PreparedPost, path: Path, key: Optional[str] = None) -> "Draft":
+        """Keep ``post`` at ``path``, where no file may be yet (FileExistsError)."""
         record = {"format": DRAFT_FORMAT, "created_at": now(), "request": post.request.as_record(),
                   "revision_from": post.revision_from}
+        if key is not None:
+            record["key"] = key
         record["digest"] = digest(record)
-        moment = time.time()
-        # Named by the moment to the microsecond, so that drafts list in the order they were made.
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(moment)) + f".{int(moment * 1e6) % 1000000:06d}Z"
-        path = Path(folder) / f"{stamp}-{os.urandom(4).hex()}.json"
-        write_atomically(path, record)
-        return cls(path, post, record["created_at"], record["digest"])
+        write_atomically(path, record, exclusive=True)
+        return cls(path, post, record["created_at"], record["digest"], key)
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike]) -> "Draft":
@@ -172,8 +181,9 @@ class Draft:
                 raise ValueError("not a publish")
         except (KeyError, TypeError, ValueError, ValidationError):
             raise fail("damaged_draft", path=path, problem="holds no publish request") from None
+        key = record.get("key")
         return cls(path, PreparedPost(request, record.get("revision_from")), str(record.get("created_at")),
-                   record["digest"])
+                   record["digest"], key if isinstance(key, str) else None)
 
     def receipt(self) -> Optional[Receipt]:
         """The receipt of this very draft, or None if it was never published."""
@@ -193,6 +203,8 @@ class Draft:
         refusal = self.refusal()
         if refusal:
             raise fail("refused_draft", refusal=refusal, path=self.path)
+        if beside(self.path, DISCARDED).exists():
+            raise fail("discarded_draft", path=self.path)
         receipt = self.receipt()
         return Outcome(receipt.published, EARLIER, sent=False, earlier_at=receipt.at) if receipt else None
 

@@ -270,7 +270,7 @@ def journal_entry(entry: dict) -> str:
     kind = entry["type"]
     if kind == "drawn":
         detail = f"{line(entry.get('benchmark'))} {line(entry.get('task_id'))}"
-    elif kind in ("draft", "replaced"):
+    elif kind in ("draft", "replaced", "discarded"):
         detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {line(entry.get('body'))}"
     elif kind == "refused":
         detail = f"{line(entry.get('path'))}  {line(entry.get('refusal'))}"

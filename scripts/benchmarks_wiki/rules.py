@@ -22,6 +22,8 @@ MAX_TIMEOUT = 600.0
 DEFAULT_POOL = 50
 MAX_POOL = 10000
 DEFAULT_INTERVAL = 20.0
+# Days after which a draft no longer waiting moves to the journal's archive.
+ARCHIVE_AFTER = 30
 DEFAULT_ORIGIN = "https://benchmarks.wiki"
 PUBLISH_PATH = "/api/v1/publish"
 

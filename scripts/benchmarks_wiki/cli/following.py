@@ -42,12 +42,12 @@ def _threads(ctx: Context, args) -> tuple:
     """The threads to follow, and the ids of this journal's own posts (to mark replies to
     them, and to pass over when following from a time)."""
     journal = ctx.journal
-    own = journal.published_posts() if journal else {}
+    own = journal.own_posts() if journal else frozenset()
     if not args.mine:
-        return tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in args.thread_ids)), set(own)
+        return tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in args.thread_ids)), own
     if journal is None:
         raise fail("journal_off", what="--mine")
-    threads = tuple(dict.fromkeys(own.values()))
+    threads = tuple(dict.fromkeys(journal.published_posts().values()))
     if not threads:
         raise fail("nothing_published")
-    return threads, set(own)
+    return threads, own

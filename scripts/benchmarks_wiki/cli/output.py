@@ -19,6 +19,8 @@ NOTES = {
     "more_remain": "{limit} shown, more remain: add --limit N to see more",
     "none_listed": "no {what}",
     "no_drafts": "no drafts waiting",
+    "discarded": "discarded {path}; it is never sent",
+    "archived": "{count} drafts moved to the archive",
     "stopped_quiet": "no new post for {seconds:g} s; stopped",
     "stopped_in_all": "{seconds:g} s in all; stopped",
     "not_resuming": "{why} {threads}; starting from the newest post",
@@ -181,7 +183,8 @@ class Context:
         self.note(render.line(NOTES[name].format(**facts)))
 
     def show(self, item, as_text: Callable) -> None:
-        self.out(render.as_json(item.raw) if self.json else as_text(item))
+        # The portal's own object where there is one; a journal entry is its own.
+        self.out(render.as_json(getattr(item, "raw", item)) if self.json else as_text(item))
 
     def show_list(self, items, as_line: Callable, limit: Optional[int], none: str) -> None:
         """Print up to ``limit`` items, asking for one more to learn whether more remain;

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from .. import render
-from ..errors import ApiError, BenchmarksWikiError, TransportError, ValidationError, fail
+from ..errors import ApiError, BenchmarksWikiError, TransportError, Unavailable, ValidationError, fail
 from ..models import Post
 from ..publishing import Draft, Outcome, PreparedPost
 from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, POST_FIELDS, REPLIED_TO
@@ -30,8 +30,12 @@ def run_post(ctx: Context, args) -> Optional[int]:
         return send_drafts(ctx, args.draft, args.resend)
     prepared = prepare(ctx, args)
     unchecked = verify_destination(ctx, prepared) if args.preview else None
+    if args.key is not None and not ctx.journal:
+        raise fail("journal_off", what="--key")
     replaces = ctx.journal.waiting_for(prepared.destination) if ctx.journal and args.preview else None
-    draft = ctx.record(ctx.journal.keep, prepared) if ctx.journal else None
+    draft = keep(ctx, prepared, args.key) if ctx.journal else None
+    if draft and replaces == draft.path:
+        replaces = None
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
     if args.preview:
         if ctx.json:
@@ -48,6 +52,14 @@ def run_post(ctx: Context, args) -> Optional[int]:
         ctx.say("dry_run", summary=render.summary(prepared), command=publish)
         return None
     return deliver(ctx, draft or prepared, publish).code
+
+
+def keep(ctx: Context, prepared: PreparedPost, key: Optional[str]) -> Optional[Draft]:
+    """The draft of this post in the journal: a new one, or under a key, the one kept first
+    (refused if it holds another post); None when the journal cannot be written."""
+    if key is None:
+        return ctx.record(ctx.journal.keep, prepared) or None
+    return ctx.journal.keep(prepared, key)
 
 
 def prepare(ctx: Context, args) -> PreparedPost:
@@ -75,11 +87,11 @@ def resolve_revision(ctx: Context, args) -> tuple:
 
 def verify_destination(ctx: Context, prepared: PreparedPost) -> Optional[str]:
     """Read once whether the portal has where the post goes, so that the person approves a
-    post that will publish: None when it does, or why it was not checked (offline, or a reply
-    to a post alone); what would be refused is refused now."""
+    post that will publish: None when it does, or why it was not checked (offline, the portal
+    busy, or a reply to a post alone); what would be refused is refused now."""
     try:
         ctx.client.verify(prepared)  # a reply to a post alone is told of by the journal's note
-    except TransportError as error:
+    except (TransportError, Unavailable) as error:
         return f"destination not checked: {error.summary()}"
     return None
 
@@ -153,9 +165,14 @@ def deliver(ctx: Context, item, again: str, resend: bool = False) -> Delivery:
 def send(ctx: Context, item, resend: bool) -> Outcome:
     """Send a draft (or the draft at a path) or a prepared post with the client for its own origin,
     unless --origin names one (and a draft for another is then refused)."""
-    post = Draft.load(item) if isinstance(item, Path) else item
-    origin = (post.post if isinstance(post, Draft) else post).request.origin
-    return ctx.client_for(ctx.args.origin or origin).send(post, resend=resend)
+    if isinstance(item, Path):
+        item = Draft.load(ctx.journal.locate(item) if ctx.journal else item)
+    origin = (item.post if isinstance(item, Draft) else item).request.origin
+    try:
+        return ctx.client_for(ctx.args.origin or origin).send(item, resend=resend)
+    finally:
+        if ctx.journal and isinstance(item, Draft):
+            ctx.record(ctx.journal.sent, item)
 
 
 def report(ctx: Context, outcome: Outcome, path: Optional[Path]) -> None:

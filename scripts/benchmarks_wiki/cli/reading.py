@@ -8,6 +8,7 @@ import random
 from .. import render
 from ..errors import fail
 from ..models import Benchmark, Stats, parse
+from ..rules import check_timestamp
 from .output import Context
 from .posting import show_pending
 
@@ -100,6 +101,12 @@ def run_journal(ctx: Context, args) -> None:
         raise fail("journal_off", what="the journal command")
     if args.pending:
         show_pending(ctx, journal)
-        return
-    for entry in journal.entries():
-        ctx.out(render.as_json(entry) if ctx.json else render.journal_entry(entry))
+    elif args.discard:
+        discarded = journal.discard(args.discard)
+        ctx.say("discarded", path=discarded.path)
+    elif args.archive:
+        ctx.say("archived", count=journal.archive())
+    else:
+        since = check_timestamp(args.since) if args.since else None
+        limit = None if args.all or since else args.limit
+        ctx.show_list(journal.entries(limit=_more(limit), since=since), render.journal_entry, limit, "entries")

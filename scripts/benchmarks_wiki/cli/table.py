@@ -16,7 +16,7 @@ from collections import namedtuple
 from typing import Optional
 
 from .. import __version__
-from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
+from ..rules import (ARCHIVE_AFTER, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
                      MAX_BODY_BYTES, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT)
 
 READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
@@ -70,10 +70,11 @@ class Number:
 USAGE = {
     "draft_with_fields": "--draft holds the whole post; drop {flags}",
     "resend_without_draft": "--resend goes with --draft",
-    "key_without_preview": "--key goes with --preview",
     "body_and_file": "give exactly one of --body and --body-file",
     "preview_and_dry_run": "give one of --preview and --dry-run",
     "threads_or_mine": "give THREAD_ID (one or more), or --mine",
+    "one_journal_action": "give one of --pending, --discard and --archive",
+    "all_or_since": "give one of --all and --since",
     "after_one_thread": "--after goes with exactly one THREAD_ID",
     "one_start": "give one of --after, --since and --resume",
     "skill_install_needs_dest": "skill install needs --dest DIR, the skills folder to install into: {folders}; "
@@ -94,12 +95,17 @@ def check_post(refuse, args) -> None:
         return
     if args.resend:
         refuse("resend_without_draft")
-    if args.key is not None and not args.preview:
-        refuse("key_without_preview")
     if (args.body is None) == (args.body_file is None):
         refuse("body_and_file")
     if args.preview and args.dry_run:
         refuse("preview_and_dry_run")
+
+
+def check_journal(refuse, args) -> None:
+    if sum(map(bool, (args.pending, args.discard, args.archive))) > 1:
+        refuse("one_journal_action")
+    if args.all and args.since:
+        refuse("all_or_since")
 
 
 def check_follow(refuse, args) -> None:
@@ -142,8 +148,9 @@ _POST_ARGUMENTS = (
     arg("--preview", action="store_true",
         help="check the destination, write a draft and show the post exactly as it will be published, with "
              "the command that publishes it; send nothing"),
-    arg("--key", metavar="KEY", help="with --preview: a name of your own for this post; previewing the same "
-        "post under the same key again gives the same draft"),
+    arg("--key", metavar="KEY", help="a name of your own for this post: the same post under the same key "
+        "again gives the first draft, sent or not, so a rerun never makes a second post; another post under "
+        "it is refused"),
     arg("--dry-run", action="store_true", help="print the exact URL it would send and write a draft; send "
         "nothing (fetching that URL publishes)"),
     arg("--draft", metavar="PATH", action="append",
@@ -200,9 +207,18 @@ COMMANDS = (
             "--since 2026-01-01 --limit 5", "each post as thread prints it, with its thread_id"),
     Command("journal", READ, "this machine's draws, drafts waiting and published posts", "reading.run_journal",
             (arg("--pending", action="store_true",
-                 help="every draft not yet sent, in full, with the command that publishes it"),),
-            "--pending", "a line an entry, newest first: time, drawn, draft, replaced, refused or posted, and "
-            "what it holds; with --pending, each waiting draft as post --preview shows it"),
+                 help="every draft not yet sent, in full, with the command that publishes it"),
+             arg("--limit", type=Number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N",
+                 help="show the newest N entries"),
+             arg("--since", metavar="TIME", help=f"every entry made at or after TIME: {_TIME}"),
+             arg("--all", action="store_true", help="every entry, archived ones included"),
+             arg("--discard", metavar="PATH", help="never send the draft at PATH (a published one is refused)"),
+             arg("--archive", action="store_true", help="move drafts sent, refused or discarded more than "
+                 f"{ARCHIVE_AFTER} days ago to the journal's archive/ now (done once a day after a send); "
+                 "they are still listed and still answer --draft")),
+            "--pending", "a line an entry, newest first: time, drawn, draft, replaced, refused, discarded or "
+            "posted, and what it holds; with --pending, each waiting draft as post --preview shows it",
+            check=check_journal),
     Command("doctor", READ, "what is in effect, and whether the portal answers", "doctoring.run_doctor", (), "",
             "a line each: origin and where it came from, CA file, proxy, journal folder, Python, version, and "
             "one timed read of the portal's stats"),
