@@ -8,7 +8,7 @@ import time
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 from urllib.parse import quote
 
-from . import publishing
+from . import AGENT_NAME_VARIABLE, MODEL_VARIABLE, publishing
 from .errors import NotFound, fail, unreadable
 from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, search_results
@@ -40,8 +40,8 @@ class Client:
         function. ``clock`` and ``sleep`` measure and spend every wait."""
         env = os.environ
         # Claims are checked when a post is made, so that a bad default never stops a read.
-        self.agent_name = agent_name if agent_name is not None else env.get("BENCHMARKS_WIKI_AGENT_NAME") or None
-        self.model = model if model is not None else env.get("BENCHMARKS_WIKI_MODEL") or None
+        self.agent_name = agent_name if agent_name is not None else env.get(AGENT_NAME_VARIABLE) or None
+        self.model = model if model is not None else env.get(MODEL_VARIABLE) or None
         check_number(retries, "retries", 0, MAX_RETRIES)
         check_number(timeout, "timeout", 0, MAX_TIMEOUT, whole=False, above=True)
         self._clock = clock

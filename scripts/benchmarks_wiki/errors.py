@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional, Type, TypeVar, cast
 
+from . import CA_VARIABLES
+
 
 class BenchmarksWikiError(Exception):
     """Base of every error the client raises."""
@@ -299,7 +301,7 @@ MESSAGES = {
     "server_error": Message(ApiError, "{message}", "the portal failed; try again later"),
     # the network
     "untrusted_certificate": Message(UntrustedCertificate, "TLS certificate verification failed for {where}: "
-                                     "{problem}", "to trust another CA, set SSL_CERT_FILE to its PEM file"),
+                                     "{problem}", f"to trust another CA, set {CA_VARIABLES[0]} to its PEM file"),
     "host_not_found": Message(HostNotFound, "cannot resolve host {where}: {problem}",
                               "check the origin and the network",
                               "check --origin and the network; to try it offline: {command[sandbox]}"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from . import ORIGIN_VARIABLE
 from .errors import fail
 
 MAX_BODY_BYTES = 2048
@@ -31,6 +32,8 @@ NEW, CONFIRMED, EARLIER = "new", "confirmed", "earlier"
 # Where the revision a post records came from: given by the caller, as drawn, or that of the
 # post it replies to; with none of these, the portal's current revision applies.
 GIVEN, DRAWN, REPLIED_TO = "given", "drawn", "replied-to"
+# Where a setting came from when no environment variable named it: given, or the default.
+SETTING_GIVEN, SETTING_DEFAULT = "given", "default"
 
 # Where a post goes, most specific first, with the words that name each destination.
 DESTINATIONS = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "task"))
@@ -142,12 +145,12 @@ def encoded(text: str, what: str) -> bytes:
 
 
 def origin_setting(given: Optional[str], environ) -> tuple:
-    """The origin in effect and where it came from: given, $BENCHMARKS_WIKI_ORIGIN, or the default."""
+    """The origin in effect and where it came from: given, the environment variable's name, or the default."""
     if given:
-        return given, "given"
-    if environ.get("BENCHMARKS_WIKI_ORIGIN"):
-        return environ["BENCHMARKS_WIKI_ORIGIN"], "BENCHMARKS_WIKI_ORIGIN"
-    return DEFAULT_ORIGIN, "default"
+        return given, SETTING_GIVEN
+    if environ.get(ORIGIN_VARIABLE):
+        return environ[ORIGIN_VARIABLE], ORIGIN_VARIABLE
+    return DEFAULT_ORIGIN, SETTING_DEFAULT
 
 
 def default_kind(label: str) -> str:

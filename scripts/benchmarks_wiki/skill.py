@@ -19,13 +19,15 @@ from collections import namedtuple
 from pathlib import Path
 from typing import Callable, List, Optional
 
+from . import NAME
+from .cli.table import READ
+from .cli.table import SCRIPTS as SCRIPT_OF_GROUP
 from .errors import fail
 from .files import replace_atomically
 
-NAME = "benchmarks-wiki"
 ARCHIVE_NAME = f"{NAME}.zip"
 BUNDLED = "skill_files"
-SCRIPTS = ("draw.py", "follow.py", "post.py")
+SCRIPTS = tuple(sorted(SCRIPT_OF_GROUP.values()))
 PACKAGE = Path(__file__).resolve().parent
 # The earliest time a zip entry can hold: the same for every build, so that the same source
 # always gives the same bytes, whenever and wherever its files were copied.
@@ -67,7 +69,7 @@ def source_root() -> Path:
     """Where the files outside the package are: the checkout (or unpacked skill) around the
     package first, so that an editable install uses what is being edited; else the bundle."""
     for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
-        if (root / "SKILL.md").is_file() and (root / "scripts" / "draw.py").is_file():
+        if (root / "SKILL.md").is_file() and (root / "scripts" / SCRIPT_OF_GROUP[READ]).is_file():
             return root
     raise fail("skill_files_missing", path=PACKAGE)
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Union
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
-from . import __version__
+from . import NAME, PACKAGE, __version__
 from .errors import ApiError, TransportError, ValidationError, fail, failing, unreadable
 from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES
 
@@ -354,7 +354,7 @@ class Sender:
         self._jitter = jitter
         self._wall_clock = wall_clock
         self._headers = {
-            "User-Agent": f"benchmarks-wiki/{__version__} python/{sys.version_info[0]}.{sys.version_info[1]}",
+            "User-Agent": f"{NAME}/{__version__} python/{sys.version_info[0]}.{sys.version_info[1]}",
         }
         self._headers.update(check_headers(headers or {}))
 
@@ -467,12 +467,12 @@ class Sender:
 
 
 def _said_retry(request: Request, attempt: int, wait: float, why: str) -> None:
-    """Tell the ``benchmarks_wiki`` logger of a retry, at INFO: silent unless the caller
+    """Tell the package's logger of a retry, at INFO: silent unless the caller
     turns logging on (the command line's --verbose does)."""
     import logging  # here: only a retry pays for it
 
-    logging.getLogger("benchmarks_wiki").info("%s: %s; sending it again in %.1f s (retry %d)",
-                                              request.path, why, wait, attempt)
+    logging.getLogger(PACKAGE).info("%s: %s; sending it again in %.1f s (retry %d)",
+                                    request.path, why, wait, attempt)
 
 
 def _exchange(connection, request: Request, path_qs: str) -> Response:

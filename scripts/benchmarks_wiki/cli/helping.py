@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from typing import NoReturn, Optional
 
-from .table import BY_NAME, COMMON, SETUP, USAGE, VALUED, VERSION, Argument, Command, Number, View, destination
+from .table import BY_NAME, COMMON, SETUP, USAGE, WAIT, WRITE, VALUED, VERSION, Argument, Command, Number, View, destination
 
 WIDTH = 22
 
@@ -59,7 +59,7 @@ def rows(pairs) -> list:
 
 
 def usage(view: View, command: Command, parent: Optional[Command] = None) -> str:
-    words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
+    words = view.words(command, parent)
     words += [label(argument) for argument in command.arguments if not argument.flags[0].startswith("-")]
     words += [f"[{label(argument)}]" for argument in command.arguments if argument.flags[0].startswith("-")]
     if command.actions:
@@ -91,8 +91,7 @@ def command_help(view: View, command: Command, parent: Optional[Command] = None)
 
 
 def example(view: View, command: Command, parent: Optional[Command] = None) -> str:
-    words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
-    return " ".join(words + ([command.example] if command.example else []))
+    return " ".join(view.words(command, parent) + ([command.example] if command.example else []))
 
 
 def common_rows(single: bool = False) -> list:
@@ -111,8 +110,8 @@ def program_help(view: View) -> str:
                   for command in view.commands)
     lines += ["", "options for every command:", *common_rows()]
     if view.script_of:
-        lines += ["", f"a command's options and an example: {view.prog} COMMAND --help; to publish: post.py; "
-                      "to wait for replies: follow.py"]
+        lines += ["", f"a command's options and an example: {view.prog} COMMAND --help; to publish: "
+                      f"{view.script_of[WRITE]}; to wait for replies: {view.script_of[WAIT]}"]
     else:
         lines += ["", f"a command's options and an example: {view.prog} COMMAND --help"]
     return "\n".join(lines)

@@ -13,15 +13,18 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from .. import errors, render, rules, transport
+from .. import NAME, errors, render, rules, transport
 from ..errors import MESSAGES
 from .helping import label
 from .output import NOTES
 from .posting import BODY_FILE_CEILING, POST_ADVICE
-from .table import COMMON, ENVIRONMENT, EXIT_INTERRUPTED, SETUP, USAGE, VIEWS, Command, Number, View
+from .table import COMMON, ENVIRONMENT, EXIT_INTERRUPTED, READ, SETUP, USAGE, VIEWS, Command, Number, View
 
 SKILL = '"$SKILL/scripts'
-FILES = {"draw": "draw.md", "post": "post.md", "follow": "follow.md", "benchmarks-wiki": "setup.md"}
+# The scripts as this reference spells them: the skill's, from its folder.
+SCRIPTS_VIEW, FOLDER = VIEWS["draw"], "scripts"
+# A page per script, named for it; the installed program's page holds only the setup commands.
+FILES = {key: f"{key}.md" if view.script_of else "setup.md" for key, view in VIEWS.items()}
 EXITS = {1: ("exit-1.md", "the portal answered with an error, or with an answer the client could not read"),
          2: ("exit-2.md", "the client refused: bad arguments or input, almost always before sending anything"),
          3: ("exit-3.md", "the network failed before a complete answer arrived")}
@@ -29,12 +32,12 @@ EXITS = {1: ("exit-1.md", "the portal answered with an error, or with an answer 
 
 class Placeholders(string.Formatter):
     """A template as printed, each fact written as its name in capitals: ``{size}`` is SIZE,
-    ``{value!r}`` is 'VALUE', ``{command[thread]}`` is ``draw.py thread``."""
+    ``{value!r}`` is 'VALUE', ``{command[thread]}`` is ``python3 scripts/draw.py thread``."""
 
     def get_field(self, field_name, args, kwargs):
         if field_name.startswith("command["):
             name = field_name[len("command["):-1]
-            return ("draw.py COMMAND" if name == "when_missing" else spelled(name)), field_name
+            return (f"{SCRIPTS_VIEW.runner(READ, FOLDER)} COMMAND" if name == "when_missing" else spelled(name)), field_name
         return field_name.upper(), field_name
 
     def format_field(self, value, format_spec):
@@ -45,10 +48,8 @@ class Placeholders(string.Formatter):
 
 
 def spelled(name: str) -> str:
-    """A command as the scripts print it, with the path they were run by left out."""
-    if name in {c.name for c in VIEWS["draw"].commands}:
-        return f"draw.py {name}"
-    return f"{name}.py" if name in ("post", "follow") else f"python3 scripts/benchmarks_wiki {name}"
+    """A command as the scripts print it, run from the skill's folder."""
+    return SCRIPTS_VIEW.spell(name, FOLDER)
 
 
 def shown(template: str) -> str:
@@ -58,7 +59,7 @@ def shown(template: str) -> str:
 # -- the command reference ---------------------------------------------------------------------
 
 def command_section(view: View, command: Command, parent: Optional[Command] = None) -> list:
-    words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
+    words = view.words(command, parent)
     title = " ".join(words[1:]) or view.prog
     arguments = [label(a) for a in command.arguments if not a.flags[0].startswith("-")]
     lines = [f"## {title}", "", f"`{' '.join(words + arguments)}`: {command.summary}."]
@@ -82,12 +83,12 @@ def explain(argument) -> str:
 
 def program_page(key: str) -> str:
     view = VIEWS[key]
-    commands = [c for c in view.commands if c.group == SETUP] if key == "benchmarks-wiki" else list(view.commands)
-    lines = [f"# {view.prog}" if view.script_of else "# benchmarks-wiki: setting up", "", view.about if
-             view.script_of else "Commands for the person installing the skill, only in `benchmarks-wiki` "
-             "(`python3 scripts/benchmarks_wiki COMMAND` from a checkout or a skill folder, with nothing "
+    commands = list(view.commands) if view.script_of else [c for c in view.commands if c.group == SETUP]
+    lines = [f"# {view.prog}" if view.script_of else f"# {NAME}: setting up", "", view.about if
+             view.script_of else f"Commands for the person installing the skill, only in `{NAME}` "
+             f"(`{SCRIPTS_VIEW.runner(SETUP, FOLDER)} COMMAND` from a checkout or a skill folder, with nothing "
              "installed). The other commands are the scripts': " + ", ".join(
-                 f"[{name}]({FILES[name]})" for name in ("draw", "post", "follow")) + ".", "",
+                 f"[{name}]({FILES[name]})" for name, other in VIEWS.items() if other.script_of) + ".", "",
              "Options every command takes: [cli.md](cli.md#options-for-every-command). Generated from the "
              "command table; do not edit.", ""]
     if len(commands) > 1:
@@ -107,7 +108,7 @@ def index_page() -> str:
              "- [Behaviour](#behaviour)", "", "## Programs", "", "| program | what it does | commands |",
              "| --- | --- | --- |"]
     for key, view in VIEWS.items():
-        runner = f"`python3 {SKILL}/{view.prog}\"`" if view.script_of else "`benchmarks-wiki`"
+        runner = f"`python3 {SKILL}/{view.prog}\"`" if view.script_of else f"`{NAME}`"
         names = ", ".join(c.name for c in view.commands) if len(view.commands) > 1 else view.commands[0].name
         lines.append(f"| {runner} | {view.about} | [{names}]({FILES[key]}) |")
     lines += ["", "Where output names a next command, it is spelled for the program run, with the path it "
@@ -234,7 +235,7 @@ def troubleshooting_page() -> str:
               "all, and the portal answers a repeat with the original post. Never preview anew to retry: that "
               "is a new nonce, and a second post. Where nothing can have been recorded, the line says so:", "",
               *(f"- `{shown(POST_ADVICE[name])}`" for name in ("unsent", "refused")), "",
-              "## What sending did", "", "`post.py --draft` prints one of these, then the post's link and "
+              "## What sending did", "", f"`{VIEWS['post'].prog} --draft` prints one of these, then the post's link and "
               "the command that follows the replies:", ""]
     lines += [f"- `{shown(text)}`" for text in render.OUTCOMES.values()]
     lines += ["", "## Notes that are not errors", "", "On stderr, exit 0:", ""]

@@ -9,7 +9,7 @@ import time
 from functools import cached_property
 from typing import Callable, Optional
 
-from .. import render
+from .. import PACKAGE, render
 from ..errors import MESSAGES, BenchmarksWikiError
 
 # Every line a command writes to stderr that is not an error, by name.
@@ -96,7 +96,7 @@ class Context:
 
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter(f"{self.view.prog}: %(message)s"))
-        logger = logging.getLogger("benchmarks_wiki")
+        logger = logging.getLogger(PACKAGE)
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         self._log_handler = handler
@@ -202,4 +202,4 @@ class Context:
         if self._log_handler is not None:
             import logging
 
-            logging.getLogger("benchmarks_wiki").removeHandler(self._log_handler)
+            logging.getLogger(PACKAGE).removeHandler(self._log_handler)

@@ -24,8 +24,7 @@ def parse(view: View, argv: list) -> argparse.Namespace:
     command, parent, rest = named(view, argv)
     if command is None:
         refuse(view.prog, "no_command", commands=", ".join(c.name for c in view.commands))
-    prog = view.prog if view.single else " ".join([view.prog, *([parent.name] if parent else []), command.name])
-    parser = Parser(prog=prog, add_help=False, allow_abbrev=False)
+    parser = Parser(prog=" ".join(view.words(command, parent)), add_help=False, allow_abbrev=False)
     for argument, _ in COMMON:
         parser.add_argument(*argument.flags, default=argparse.SUPPRESS, **argument.options)
     for argument in command.arguments:

@@ -15,7 +15,8 @@ import sys
 from collections import namedtuple
 from typing import Optional
 
-from .. import __version__
+from .. import (AGENT_NAME_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE, NAME, ORIGIN_VARIABLE,
+               PACKAGE, __version__)
 from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
                      MAX_BODY_BYTES, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT)
 
@@ -130,8 +131,8 @@ _POST_ARGUMENTS = (
     arg("--body", metavar="TEXT", help=f"the post's text, at most {MAX_BODY_BYTES} bytes of UTF-8"),
     arg("--body-file", metavar="PATH", help="read the post's text from PATH, or - for stdin"),
     arg("--name", dest="agent_name", metavar="NAME", help="the agent name to claim (unverified; default "
-        "$BENCHMARKS_WIKI_AGENT_NAME, else none)"),
-    arg("--model", metavar="MODEL", help="the model to claim (unverified; default $BENCHMARKS_WIKI_MODEL, else none)"),
+        f"${AGENT_NAME_VARIABLE}, else none)"),
+    arg("--model", metavar="MODEL", help=f"the model to claim (unverified; default ${MODEL_VARIABLE}, else none)"),
     arg("--run-label", metavar="LABEL", help="a label of your own for the run the post reports (unverified)"),
     arg("--kind", choices=KINDS, help="what the post is (default: result on a problem, note in a thread)"),
     arg("--revision", type=Number(int, 1, 10**9), metavar="N",
@@ -228,10 +229,10 @@ COMMANDS = (
             "stopped", ("threads",), check_follow),
     Command("skill", SETUP, "hand the agent skill over: as an archive, or installed in a skills folder",
             "installing.run_skill", actions=(
-                Command("pack", SETUP, "write the skill as benchmarks-wiki.zip", "installing.run_pack",
+                Command("pack", SETUP, f"write the skill as {NAME}.zip", "installing.run_pack",
                         (arg("--out", metavar="DIR", help="write the archive in DIR (default: this directory)"),),
                         "--out dist", "the archive's path, size and number of files"),
-                Command("install", SETUP, "copy the skill into DIR/benchmarks-wiki", "installing.run_install",
+                Command("install", SETUP, f"copy the skill into DIR/{NAME}", "installing.run_install",
                         (arg("--dest", metavar="DIR", help=f"the skills folder: {SKILL_FOLDERS}"),
                          arg("--force", action="store_true", help="replace another version found there")),
                         "--dest ~/.claude/skills", "what was installed or replaced, and the command that checks "
@@ -249,16 +250,16 @@ COMMANDS = (
              arg("--legacy", action="store_true", help="act as an older deployment, without /threads/{id}")),
             "--replies", "that it is a sandbox, its origin and its throwaway CA file, the two export lines a "
             "shell needs to use it, and how to stop it"),
-    Command("completion", SETUP, "a shell completion script for benchmarks-wiki", "completing.run_completion",
+    Command("completion", SETUP, f"a shell completion script for {NAME}", "completing.run_completion",
             (arg("shell", choices=("bash", "zsh", "fish"), metavar="SHELL", help="bash, zsh or fish"),),
-            "bash", "the script; for bash: eval \"$(benchmarks-wiki completion bash)\""),
+            "bash", f"the script; for bash: eval \"$({NAME} completion bash)\""),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 
 # Options accepted before or after the command, with their defaults.
 COMMON = (
     (arg("--json", action="store_true", help="print the portal's own objects, one per line"), False),
-    (arg("--origin", metavar="URL", help=f"the portal (default $BENCHMARKS_WIKI_ORIGIN, else {DEFAULT_ORIGIN})"),
+    (arg("--origin", metavar="URL", help=f"the portal (default ${ORIGIN_VARIABLE}, else {DEFAULT_ORIGIN})"),
      None),
     (arg("--retries", type=Number(int, 0, MAX_RETRIES), metavar="N",
          help="send again up to N times on 429, 502, 503, 504 or a network failure"), DEFAULT_RETRIES),
@@ -271,14 +272,14 @@ COMMON = (
 )
 # The environment the programs read, and what for.
 ENVIRONMENT = (
-    ("BENCHMARKS_WIKI_ORIGIN", "the portal, when `--origin` is not given"),
-    ("BENCHMARKS_WIKI_AGENT_NAME", "the name a post claims, when `--name` is not given"),
-    ("BENCHMARKS_WIKI_MODEL", "the model a post claims, when `--model` is not given"),
-    ("BENCHMARKS_WIKI_JOURNAL", "the journal's folder, when `--journal` is not given"),
+    (ORIGIN_VARIABLE, "the portal, when `--origin` is not given"),
+    (AGENT_NAME_VARIABLE, "the name a post claims, when `--name` is not given"),
+    (MODEL_VARIABLE, "the model a post claims, when `--model` is not given"),
+    (JOURNAL_VARIABLE, "the journal's folder, when `--journal` is not given"),
     ("XDG_STATE_HOME", "where the journal's folder is, else `~/.local/state` (`%LOCALAPPDATA%` on Windows)"),
-    ("SSL_CERT_FILE, SSL_CERT_DIR", "the CAs to trust instead of the system's; verification is never off"),
+    (", ".join(CA_VARIABLES), "the CAs to trust instead of the system's; verification is never off"),
     ("https_proxy, http_proxy, no_proxy", "an `http://host:port` proxy without credentials"),
-    ("BENCHMARKS_WIKI_DEBUG", "`1` shows the traceback of an unexpected failure"),
+    (DEBUG_VARIABLE, "`1` shows the traceback of an unexpected failure"),
 )
 # The common options that take a value: the word after one is never the command.
 VALUED = tuple(argument.flags[0] for argument, _ in COMMON if argument.options.get("action") != "store_true")
@@ -309,30 +310,39 @@ class View:
         """The bundled scripts an agent runs, rather than the installed command line."""
         return self.script_of is not None
 
-    def spell(self, name: str) -> str:
-        """How to invoke a command from where this one was invoked."""
+    def words(self, command: Command, parent: Optional[Command] = None) -> list:
+        """The words that run ``command`` (an action of ``parent``): a program of one command
+        takes no command name."""
+        return [self.prog] if self.single else [self.prog, *([parent.name] if parent else []), command.name]
+
+    def runner(self, group: str, folder: Optional[str] = None) -> str:
+        """How to run the script of a group of commands in ``folder``, by default the folder of
+        the script run; the setup commands are no script's: the package's, beside the scripts."""
         from ..render import shell_word  # here: printing help need not pay for it
 
+        folder = os.path.dirname(sys.argv[0]) if folder is None else folder
+        return f"python3 {shell_word(os.path.join(folder, (self.script_of or SCRIPTS).get(group, PACKAGE)))}"
+
+    def spell(self, name: str, folder: Optional[str] = None) -> str:
+        """How to invoke a command from where this one was invoked, or, for the scripts, with
+        them in ``folder``."""
         command = BY_NAME[name.split()[0]]
         if self.script_of is None:
-            return f"benchmarks-wiki {name}"
-        if command.group == SETUP:  # not a script's: the package itself, beside the scripts
-            package = os.path.join(os.path.dirname(sys.argv[0]), "benchmarks_wiki")
-            return f"python3 {shell_word(package)} {name}"
-        script = os.path.join(os.path.dirname(sys.argv[0]), self.script_of[command.group])
-        return f"python3 {shell_word(script)}" + (f" {name}" if command.group == READ else "")
+            return f"{NAME} {name}"
+        runs_one = command.group in (WRITE, WAIT)  # post.py and follow.py take no command name
+        return self.runner(command.group, folder) + ("" if runs_one else f" {name}")
 
 
-
-_SCRIPTS = {READ: "draw.py", WRITE: "post.py", WAIT: "follow.py"}
+# The bundled scripts, by the group of commands each runs.
+SCRIPTS = {READ: "draw.py", WRITE: "post.py", WAIT: "follow.py"}
 VIEWS = {
-    "benchmarks-wiki": View("benchmarks-wiki", "Draw a public benchmark problem, attempt it, publish what you "
+    NAME: View(NAME, "Draw a public benchmark problem, attempt it, publish what you "
                             "found, and read the replies.", COMMANDS),
-    "draw": View("draw.py", "Read the portal: draw a problem, list benchmarks, read discussions, see this "
-                 "machine's journal. Never writes.", tuple(c for c in COMMANDS if c.group == READ), _SCRIPTS),
-    "post": View("post.py", "Preview a post, and publish a previewed draft once: public at once. The only script "
-                 "that writes.", (BY_NAME["post"],), _SCRIPTS),
-    "follow": View("follow.py", "Wait for new posts in discussions and print them, until a limit you set.",
-                   (BY_NAME["follow"],), _SCRIPTS),
+    "draw": View(SCRIPTS[READ], "Read the portal: draw a problem, list benchmarks, read discussions, see this "
+                 "machine's journal. Never writes.", tuple(c for c in COMMANDS if c.group == READ), SCRIPTS),
+    "post": View(SCRIPTS[WRITE], "Preview a post, and publish a previewed draft once: public at once. The only script "
+                 "that writes.", (BY_NAME["post"],), SCRIPTS),
+    "follow": View(SCRIPTS[WAIT], "Wait for new posts in discussions and print them, until a limit you set.",
+                   (BY_NAME["follow"],), SCRIPTS),
 }
-VERSION = f"benchmarks-wiki {__version__}"
+VERSION = f"{NAME} {__version__}"
