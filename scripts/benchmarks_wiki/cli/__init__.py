@@ -21,10 +21,6 @@ def main(argv=None, view: str = NAME, client_options=None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    not_text = next((index for index, word in enumerate(argv, 1) if _not_utf8(word)), None)
-    if not_text:
-        sys.stderr.write(f"{chosen.prog}: error: argument {not_text} is not valid UTF-8 (see --help)\n")
-        return 2
     try:
         return _run(chosen, argv, client_options or {})
     except KeyboardInterrupt:
@@ -40,8 +36,11 @@ def main(argv=None, view: str = NAME, client_options=None) -> int:
 
 
 def _run(chosen, argv: list, client_options: dict) -> int:
-    from .helping import answer
+    from .helping import answer, refuse
 
+    not_text = next((index for index, word in enumerate(argv, 1) if _not_utf8(word)), None)
+    if not_text:
+        refuse(chosen.prog, "argument_not_utf8", position=not_text)
     answer(chosen, argv)
     from .output import Context  # here: printing help need not pay for these
     from .parsing import parse

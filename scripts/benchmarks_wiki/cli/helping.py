@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from typing import NoReturn, Optional
 
+from ..errors import ValidationError
 from .table import BY_NAME, COMMON, SETUP, USAGE, WAIT, WRITE, VALUED, VERSION, Argument, Command, Number, View, destination
 
 WIDTH = 22
@@ -166,11 +167,17 @@ def _unknown(view: View, name: str) -> NoReturn:
 
     close = difflib.get_close_matches(name, [command.name for command in view.commands], n=1, cutoff=0.6)
     refuse(view.prog, "unknown_command", prog=view.prog, name=name,
-           suggestion=f"; did you mean {close[0]}?" if close else f"; see {view.prog} --help")
+           suggestion=f"; did you mean {close[0]}?" if close else "")
 
 
 def refuse(who: str, usage: str, **facts) -> NoReturn:
-    from ..render import line
+    """Refuse the command line with the :data:`USAGE` entry named, made from ``facts``."""
+    refuse_with(who, USAGE[usage].format(**facts))
 
-    sys.stderr.write(f"{who}: error: {line(USAGE[usage].format(**facts))}\n")
-    raise SystemExit(2)
+
+def refuse_with(who: str, message: str) -> NoReturn:
+    """The one line that refuses a command line, and the exit code of every refusal."""
+    from ..render import line  # here: printing help need not pay for it
+
+    sys.stderr.write(f"{who}: error: {line(message)} (see --help)\n")
+    raise SystemExit(ValidationError.exit_code)

@@ -83,6 +83,7 @@ USAGE = {
     "unknown_command": "{prog} has no command {name!r}{suggestion}",
     "elsewhere": "{name} is not {prog}'s; use: {command}",
     "value_like_a_flag": "{flag} takes a value; one that starts with - is written {flag}=VALUE",
+    "argument_not_utf8": "argument {position} is not valid UTF-8",
 }
 
 
