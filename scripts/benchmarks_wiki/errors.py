@@ -149,7 +149,7 @@ class ConnectionRefused(TransportError):
 
 
 class ValidationError(BenchmarksWikiError):
-    """The client refused the request, almost always before sending anything."""
+    """The client refused: bad arguments or input, almost always before sending anything."""
 
     exit_code = 2
 

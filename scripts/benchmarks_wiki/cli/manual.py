@@ -18,16 +18,25 @@ from ..errors import MESSAGES
 from .helping import label
 from .output import NOTES
 from .posting import BODY_FILE_CEILING, POST_ADVICE
-from .table import COMMON, ENVIRONMENT, EXIT_INTERRUPTED, READ, SETUP, USAGE, VIEWS, Command, Number, View
+from .table import COMMON, DEFAULT_LIST_LIMIT, ENVIRONMENT, EXIT_INTERRUPTED, READ, SETUP, USAGE, VIEWS, Command, Number, View
 
 SKILL = '"$SKILL/scripts'
 # The scripts as this reference spells them: the skill's, from its folder.
 SCRIPTS_VIEW, FOLDER = VIEWS["draw"], "scripts"
 # A page per script, named for it; the installed program's page holds only the setup commands.
 FILES = {key: f"{key}.md" if view.script_of else "setup.md" for key, view in VIEWS.items()}
-EXITS = {1: ("exit-1.md", "the portal answered with an error, or with an answer the client could not read"),
-         2: ("exit-2.md", "the client refused: bad arguments or input, almost always before sending anything"),
-         3: ("exit-3.md", "the network failed before a complete answer arrived")}
+
+
+def gist(kind: type) -> str:
+    """What a class of error is: the first sentence of its docstring, without the full stop."""
+    return " ".join((kind.__doc__ or kind.__name__).split()).split(". ")[0].rstrip(".")
+
+
+# The exit codes of errors, each with its page and what it means, from the three kinds.
+EXITS = {kind.exit_code: (f"exit-{kind.exit_code}.md", gist(kind)) for kind in
+         sorted((errors.ApiError, errors.ValidationError, errors.TransportError), key=lambda kind: kind.exit_code)}
+# Where the reference explains a publish whose outcome is unknown.
+UNKNOWN_OUTCOME = "It may or may not be posted"
 
 
 class Placeholders(string.Formatter):
@@ -92,8 +101,7 @@ def program_page(key: str) -> str:
              "Options every command takes: [cli.md](cli.md#options-for-every-command). Generated from the "
              "command table; do not edit.", ""]
     if len(commands) > 1:
-        lines += ["## Contents", ""]
-        lines += [f"- [{c.name}](#{c.name})" for c in commands] + [""]
+        lines += contents(c.name for c in commands)
     for command in commands:
         lines += command_section(view, command)
         for action in command.actions:
@@ -102,10 +110,7 @@ def program_page(key: str) -> str:
 
 
 def index_page() -> str:
-    lines = ["# Command line", "", "Generated from the command table; do not edit.", "", "## Contents", "",
-             "- [Programs](#programs)", "- [Options for every command](#options-for-every-command)",
-             "- [Environment](#environment)", "- [Output](#output)", "- [Exit codes](#exit-codes)",
-             "- [Behaviour](#behaviour)", "", "## Programs", "", "| program | what it does | commands |",
+    lines = ["## Programs", "", "| program | what it does | commands |",
              "| --- | --- | --- |"]
     for key, view in VIEWS.items():
         runner = f"`python3 {SKILL}/{view.prog}\"`" if view.script_of else f"`{NAME}`"
@@ -119,7 +124,9 @@ def index_page() -> str:
     lines += ["", "## Environment", "", "An empty variable counts as unset.", "", "| variable | used for |",
               "| --- | --- |"]
     lines += [f"| `{name}` | {meaning} |" for name, meaning in ENVIRONMENT]
-    return "\n".join(lines + [""] + output_section() + exit_section() + behaviour_section()).rstrip() + "\n"
+    lines += ["", *output_section(), *exit_section(), *behaviour_section()]
+    head = ["# Command line", "", "Generated from the command table; do not edit.", ""]
+    return "\n".join(head + contents(sections(lines)) + lines).rstrip() + "\n"
 
 
 def explain_common(argument, default) -> str:
@@ -139,14 +146,14 @@ def output_section() -> list:
             "`journal --pending --json` print each draft: path, destination, revision, claims, kind, size, "
             "body and the command that publishes it, never a URL.",
             "- `search`, `task --markdown` and `post --dry-run` print their text as it is.",
-            f"- Lists show at most `--limit N` (default {20}); when more remain, stderr says "
+            f"- Lists show at most `--limit N` (default {DEFAULT_LIST_LIMIT}); when more remain, stderr says "
             f"`{shown(NOTES['more_remain'])}`.", ""]
 
 
 def exit_section() -> list:
     lines = ["## Exit codes", "", "| code | meaning |", "| --- | --- |",
              "| 0 | done (also `--help`, `--version`, and a reader that closed the pipe early) |"]
-    lines += [f"| {code} | {meaning}: [{name}]({name}) |" for code, (name, meaning) in EXITS.items()]
+    lines += [f"| {code} | {lowered(meaning)}: [{name}]({name}) |" for code, (name, meaning) in EXITS.items()]
     lines += [f"| {EXIT_INTERRUPTED} | interrupted (Ctrl-C) |", ""]
     return lines
 
@@ -181,8 +188,7 @@ def entries_of(code: int) -> dict:
     groups: dict = {}
     for reason, entry in MESSAGES.items():
         if entry.kind.exit_code == code:
-            heading = " ".join((entry.kind.__doc__ or entry.kind.__name__).split()).split(". ")[0].rstrip(".")
-            groups.setdefault(heading, []).append((reason, entry))
+            groups.setdefault(gist(entry.kind), []).append((reason, entry))
     return groups
 
 
@@ -197,16 +203,16 @@ def message_line(entry) -> str:
 def exit_page(code: int) -> str:
     name, meaning = EXITS[code]
     groups = entries_of(code)
-    lines = [f"# Exit {code}", "", f"{meaning[0].upper()}{meaning[1:]}.", "",
+    lines = [f"# Exit {code}", "", f"{meaning}.", "",
              "Each error is one line on stderr, `PROGRAM: error: MESSAGE; WHAT TO DO`. Below, each message "
              "as printed (facts in capitals), then what to do. A publish whose outcome is unknown ends with "
-             "the command that sends it again: [troubleshooting.md](troubleshooting.md#it-may-or-may-not-be-"
-             "posted). Generated from the error and advice tables; do not edit.", ""]
+             "the command that sends it again: [troubleshooting.md](troubleshooting.md"
+             f"#{anchor(UNKNOWN_OUTCOME)}). Generated from the error and advice tables; do not edit.", ""]
     if code == 2:
         groups["The command line refused its arguments (each ends with `(see --help)`)"] = [
             (name, None) for name in USAGE]
     if len(groups) > 2:
-        lines += ["## Contents", ""] + [f"- [{heading}](#{anchor(heading)})" for heading in groups] + [""]
+        lines += contents(groups)
     for heading, listed in groups.items():
         lines += [f"## {heading}", ""]
         lines += [message_line(entry) if entry else f"- `{shown(USAGE[reason])}`" for reason, entry in listed]
@@ -219,15 +225,25 @@ def anchor(heading: str) -> str:
     return kept.replace(" ", "-")
 
 
+def contents(headings) -> list:
+    """A list of links to these headings, under its own heading."""
+    return ["## Contents", "", *(f"- [{heading}](#{anchor(heading)})" for heading in headings), ""]
+
+
+def sections(lines: list) -> list:
+    """The headings of the sections in ``lines``."""
+    return [row[len("## "):] for row in lines if row.startswith("## ")]
+
+
+def lowered(sentence: str) -> str:
+    return sentence[0].lower() + sentence[1:]
+
+
 def troubleshooting_page() -> str:
-    lines = ["# Troubleshooting", "", "Generated from the error and advice tables; do not edit.", "",
-             "## Contents", "", "- [By exit code](#by-exit-code)",
-             "- [It may or may not be posted](#it-may-or-may-not-be-posted)",
-             "- [What sending did](#what-sending-did)", "- [Notes that are not errors](#notes-that-are-not-errors)",
-             "", "## By exit code", ""]
-    lines += [f"- **{code}**: {meaning}: [{name}]({name})" for code, (name, meaning) in EXITS.items()]
+    lines = ["## By exit code", ""]
+    lines += [f"- **{code}**: {lowered(meaning)}: [{name}]({name})" for code, (name, meaning) in EXITS.items()]
     lines += [f"- **{EXIT_INTERRUPTED}**: interrupted (Ctrl-C); while sending a post, the line ends as below", "",
-              "## It may or may not be posted", "",
+              f"## {UNKNOWN_OUTCOME}", "",
               "After a publish that may have been recorded (a 429 or 5xx answer, an unreadable answer, a network "
               "failure once the request went out, a refused redirect, Ctrl-C), the error line ends:", "",
               f"- `{shown(POST_ADVICE['unknown'])}`", "",
@@ -240,7 +256,8 @@ def troubleshooting_page() -> str:
     lines += [f"- `{shown(text)}`" for text in render.OUTCOMES.values()]
     lines += ["", "## Notes that are not errors", "", "On stderr, exit 0:", ""]
     lines += [f"- `{shown(text)}`" for text in NOTES.values()]
-    return "\n".join(lines).rstrip() + "\n"
+    head = ["# Troubleshooting", "", "Generated from the error and advice tables; do not edit.", ""]
+    return "\n".join(head + contents(sections(lines)) + lines).rstrip() + "\n"
 
 
 def pages() -> dict:
