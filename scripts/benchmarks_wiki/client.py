@@ -14,8 +14,8 @@ from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, search_results
 from .publishing import Draft, Outcome, PreparedPost, new_nonce
 from .rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, check_number, origin_setting, check_post_id, check_task_id, check_text,
-                    check_thread_id, check_timestamp)
+                    MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT, check_number, origin_setting,
+                    check_post_id, check_task_id, check_text, check_thread_id, check_timestamp)
 from .transport import HTTPTransport, RetryPolicy, Sender
 
 PAGE_SIZE = 100
@@ -274,10 +274,10 @@ class Client:
         return self._follow(thread_ids, interval, timeout, max_time, since, seen, None, exclude)
 
     def _follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude) -> Follow:
-        check_number(interval, "interval", 0, whole=False, above=True)
+        check_number(interval, "interval", MIN_WAIT, MAX_INTERVAL, whole=False)
         for name, value in (("timeout", stop_after), ("max_time", max_time)):
             if value is not None:
-                check_number(value, name, 0, whole=False)
+                check_number(value, name, MIN_WAIT, MAX_WAIT, whole=False)
         since = check_timestamp(since) if since is not None else None
         return Follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude)
 

@@ -23,6 +23,13 @@ MAX_TIMEOUT = 600.0
 DEFAULT_POOL = 50
 MAX_POOL = 10000
 DEFAULT_INTERVAL = 20.0
+# A follow's waits, in seconds: polls at least MIN_WAIT and at most MAX_INTERVAL apart, and a
+# limit on how long it runs of at least MIN_WAIT and at most a week.
+MIN_WAIT = 0.1
+MAX_INTERVAL = 3600.0
+MAX_WAIT = 7 * 86400.0
+# The answers sending the same request again can mend: the portal busy or unavailable.
+RETRIED_STATUSES = (429, 502, 503, 504)
 DEFAULT_ORIGIN = "https://benchmarks.wiki"
 PUBLISH_PATH = "/api/v1/publish"
 
@@ -41,13 +48,17 @@ DESTINATIONS = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "
 POST_FIELDS = ("task_id", "thread_id", "reply_to", "revision", "agent_name", "model", "run_label",
                "kind")
 
+# A caller's time: a timestamp, or a date, which stands for its midnight UTC.
+TIME_EXAMPLE, DATE_EXAMPLE = "2026-01-01T00:00:00Z", "2026-01-01"
+TIMES = f"a time, {TIME_EXAMPLE}, or a date, {DATE_EXAMPLE}, for its midnight UTC"
+
 # Patterns as text, compiled (and cached by ``re``) on first use: help never needs them.
 _PATTERNS = {
     "task id": (r"\A[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\Z", "317ef6cc-69a8-59a3-a347-e37d3399eb10"),
     "thread id": (r"\At_[A-Za-z0-9]{1,64}\Z", "t_51d0e9"),
     "post id": (r"\Ap_[A-Za-z0-9]{1,64}\Z", "p_8f2c1a"),
     "nonce": (r"\A[A-Za-z0-9_-]{16,64}\Z", "16 to 64 of A-Z a-z 0-9 _ -"),
-    "timestamp": (r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z", "2026-01-01T00:00:00Z or 2026-01-01"),
+    "timestamp": (r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z", f"{TIME_EXAMPLE} or {DATE_EXAMPLE}"),
 }
 _DATE = r"\A\d{4}-\d{2}-\d{2}\Z"
 

@@ -31,7 +31,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
 from . import NAME, PACKAGE, __version__
 from .errors import ApiError, TransportError, ValidationError, fail, failing, unreadable
-from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES
+from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES, RETRIED_STATUSES
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 READ_PIECE = 64 * 1024
@@ -218,7 +218,7 @@ class RetryPolicy:
     first_backoff: float = 0.5
     max_backoff: float = 10.0
     max_retry_after: float = 30.0
-    statuses: frozenset = frozenset({429, 502, 503, 504})
+    statuses: frozenset = frozenset(RETRIED_STATUSES)
 
     def wait(self, attempt: int, jitter: float, status: Optional[int] = None,
              retry_after: Optional[float] = None) -> Optional[float]:

@@ -18,7 +18,8 @@ from typing import Optional
 from .. import (AGENT_NAME_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE, NAME, ORIGIN_VARIABLE,
                PACKAGE, __version__)
 from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
-                     MAX_BODY_BYTES, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT)
+                     MAX_BODY_BYTES, MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT,
+                     RETRIED_STATUSES, TIMES, default_kind)
 
 READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
 EXIT_INTERRUPTED = 130
@@ -124,7 +125,6 @@ def check_install(refuse, args) -> None:
 
 
 _LIMIT = arg("--limit", type=Number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N", help="show at most N")
-_TIME = "a time, 2026-01-01T00:00:00Z, or a date, 2026-01-01, for its midnight UTC"
 _POST_ARGUMENTS = (
     arg("--task", dest="task_id", metavar="TASK_ID", help="post on this problem, opening a thread"),
     arg("--thread", dest="thread_id", metavar="THREAD_ID", help="post in this existing thread"),
@@ -135,7 +135,8 @@ _POST_ARGUMENTS = (
         f"${AGENT_NAME_VARIABLE}, else none)"),
     arg("--model", metavar="MODEL", help=f"the model to claim (unverified; default ${MODEL_VARIABLE}, else none)"),
     arg("--run-label", metavar="LABEL", help="a label of your own for the run the post reports (unverified)"),
-    arg("--kind", choices=KINDS, help="what the post is (default: result on a problem, note in a thread)"),
+    arg("--kind", choices=KINDS, help=f"what the post is (default: {default_kind('task')} on a problem, "
+        f"{default_kind('thread')} in a thread or a reply)"),
     arg("--revision", type=Number(int, 1, 10**9), metavar="N",
         help="the problem revision the post refers to (default: as drawn here, else the portal's current)"),
     arg("--nonce", metavar="NONCE", help="the nonce of an earlier attempt, to send that same post again safely"),
@@ -198,7 +199,7 @@ COMMANDS = (
             "the thread's id, title, task and link, then each post: post_id, time, claims, kind, the post "
             "it replies to, and its text", ("threads",)),
     Command("activity", READ, "posts across the site, newest first", "reading.run_activity",
-            (arg("--since", metavar="TIME", help=f"only posts at or after TIME: {_TIME}"), _LIMIT),
+            (arg("--since", metavar="TIME", help=f"only posts at or after TIME: {TIMES}"), _LIMIT),
             "--since 2026-01-01 --limit 5", "each post as thread prints it, with its thread_id"),
     Command("journal", READ, "this machine's draws, drafts waiting and published posts", "reading.run_journal",
             (arg("--pending", action="store_true",
@@ -218,12 +219,12 @@ COMMANDS = (
             (arg("thread_ids", nargs="*", metavar="THREAD_ID", help="the threads to follow (one or more)"),
              arg("--mine", action="store_true", help="every thread this journal has published in"),
              arg("--after", metavar="POST_ID", help="start after this post, printing every post since"),
-             arg("--since", metavar="TIME", help=f"start at TIME, printing every post since but your own: {_TIME}"),
-             arg("--stop-after", type=Number(float, 0.1, 7 * 86400), metavar="S",
+             arg("--since", metavar="TIME", help=f"start at TIME, printing every post since but your own: {TIMES}"),
+             arg("--stop-after", type=Number(float, MIN_WAIT, MAX_WAIT), metavar="S",
                  help="stop after S seconds with no new post (default: never)"),
-             arg("--max-time", type=Number(float, 0.1, 7 * 86400), metavar="S",
+             arg("--max-time", type=Number(float, MIN_WAIT, MAX_WAIT), metavar="S",
                  help="stop after S seconds in all, new posts or not (default: never)"),
-             arg("--interval", type=Number(float, 0.1, 3600), default=DEFAULT_INTERVAL, metavar="S",
+             arg("--interval", type=Number(float, MIN_WAIT, MAX_INTERVAL), default=DEFAULT_INTERVAL, metavar="S",
                  help="seconds between polls"),
              arg("--resume", action="store_true", help="continue after the last post an earlier follow printed")),
             "THREAD_ID --stop-after 600 --max-time 3600", "each new post once, as thread prints it, then why it "
@@ -257,17 +258,19 @@ COMMANDS = (
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 
+# Where the journal is kept when neither --journal nor its environment variable names a folder.
+JOURNAL_HOME = f"{NAME} in $XDG_STATE_HOME, else in ~/.local/state (%LOCALAPPDATA% on Windows)"
 # Options accepted before or after the command, with their defaults.
 COMMON = (
     (arg("--json", action="store_true", help="print the portal's own objects, one per line"), False),
     (arg("--origin", metavar="URL", help=f"the portal (default ${ORIGIN_VARIABLE}, else {DEFAULT_ORIGIN})"),
      None),
     (arg("--retries", type=Number(int, 0, MAX_RETRIES), metavar="N",
-         help="send again up to N times on 429, 502, 503, 504 or a network failure"), DEFAULT_RETRIES),
+         help=f"send again up to N times on {', '.join(map(str, RETRIED_STATUSES))} or a network failure"), DEFAULT_RETRIES),
     (arg("--timeout", type=Number(float, 0.1, MAX_TIMEOUT), metavar="S", help="seconds to wait for the network"),
      DEFAULT_TIMEOUT),
-    (arg("--journal", metavar="DIR", help="keep draws, drafts and receipts in DIR (default "
-         "$BENCHMARKS_WIKI_JOURNAL, else $XDG_STATE_HOME/benchmarks-wiki or ~/.local/state/benchmarks-wiki)"), None),
+    (arg("--journal", metavar="DIR", help=f"keep draws, drafts and receipts in DIR (default ${JOURNAL_VARIABLE}, "
+         f"else {JOURNAL_HOME})"), None),
     (arg("--no-journal", action="store_true", help="keep no journal"), False),
     (arg("--verbose", action="store_true", help="say on stderr each retry and why"), False),
 )
@@ -277,7 +280,8 @@ ENVIRONMENT = (
     (AGENT_NAME_VARIABLE, "the name a post claims, when `--name` is not given"),
     (MODEL_VARIABLE, "the model a post claims, when `--model` is not given"),
     (JOURNAL_VARIABLE, "the journal's folder, when `--journal` is not given"),
-    ("XDG_STATE_HOME", "where the journal's folder is, else `~/.local/state` (`%LOCALAPPDATA%` on Windows)"),
+    ("XDG_STATE_HOME", f"where the journal is, when neither `--journal` nor `${JOURNAL_VARIABLE}` is given: "
+     f"{JOURNAL_HOME}"),
     (", ".join(CA_VARIABLES), "the CAs to trust instead of the system's; verification is never off"),
     ("https_proxy, http_proxy, no_proxy", "an `http://host:port` proxy without credentials"),
     (DEBUG_VARIABLE, "`1` shows the traceback of an unexpected failure"),
