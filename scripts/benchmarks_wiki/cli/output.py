@@ -14,17 +14,19 @@ from ..errors import MESSAGES, BenchmarksWikiError
 
 # Every line a command writes to stderr that is not an error, by name.
 NOTES = {
-    "journal_off": "journal off: cannot write {path} ({problem})",
+    "journal_unwritable": "journal off: cannot write {path} ({problem})",
     "journal_failed": "journal: cannot write in {path} ({problem}); going on without it",
     "more_remain": "{limit} shown, more remain: add --limit N to see more",
     "none_listed": "no {what}",
     "no_drafts": "no drafts waiting",
     "stopped_quiet": "no new post for {seconds:g} s; stopped",
     "stopped_in_all": "{seconds:g} s in all; stopped",
-    "not_resuming": "{why} {threads}; starting from the newest post",
+    "not_resuming": "no record of following {threads}; starting from the newest post",
+    "resume_without_journal": "the journal is off; not resuming {threads}; starting from the newest post",
     "no_receipt": "the post is published, but no receipt was written beside {path}",
     "not_drawn": "task {task_id} was not drawn here; check the id with: {command}",
-    "dry_run": "nothing sent. When published, {summary}, public at once; to publish exactly this: {command}",
+    "dry_run": "nothing sent. When published, {summary}, public at once; "
+               f"{render.PUBLISH_EXACTLY}: {{command}}",
 }
 
 
@@ -127,7 +129,7 @@ class Context:
         try:
             return Journal.open(where)
         except OSError as error:
-            self.say("journal_off", path=where, problem=error.strerror or error)
+            self.say("journal_unwritable", path=where, problem=error.strerror or error)
             return None
 
     def record(self, write: Callable, *arguments):

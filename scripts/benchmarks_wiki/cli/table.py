@@ -156,6 +156,8 @@ _POST_ARGUMENTS = (
 )
 # The options of a post, by the attribute they set, for messages that name them.
 FLAGS = {destination(argument): argument.flags[0] for argument in _POST_ARGUMENTS}
+# The file a drawn problem's printed command reads the result from.
+NOTES_FILE = "notes.md"
 POST_ONLY = tuple(dest for dest in FLAGS if dest not in ("draft", "resend"))
 
 COMMANDS = (
@@ -210,7 +212,7 @@ COMMANDS = (
             "a line each: origin and where it came from, CA file, proxy, journal folder, Python, version, and "
             "one timed read of the portal's stats"),
     Command("post", WRITE, "preview a post; publish a previewed draft, public at once, under the name you claim",
-            "posting.run_post", _POST_ARGUMENTS, "--task TASK_ID --body-file notes.md --preview",
+            "posting.run_post", _POST_ARGUMENTS, f"--task TASK_ID --body-file {NOTES_FILE} --preview",
             "with --preview, the text exactly as it will be published, ---, then to: (destination, "
             "revision), as: (claims, kind), size:, and the command that publishes exactly this draft; "
             "with --draft, what sending did (posted, or already published), the post's link and the "
@@ -257,6 +259,11 @@ COMMANDS = (
             "bash", f"the script; for bash: eval \"$({NAME} completion bash)\""),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def flag(command: str, attribute: str) -> str:
+    """The option of ``command`` that sets ``attribute``."""
+    return next(argument.flags[0] for argument in BY_NAME[command].arguments if destination(argument) == attribute)
 
 # Where the journal is kept when neither --journal nor its environment variable names a folder.
 JOURNAL_HOME = f"{NAME} in $XDG_STATE_HOME, else in ~/.local/state (%LOCALAPPDATA% on Windows)"
