@@ -56,9 +56,12 @@ class Origin:
     port: int
 
     def __str__(self) -> str:
-        default = 443 if self.scheme == "https" else 80
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.scheme}://{host}" + ("" if self.port == default else f":{self.port}")
+        return f"{self.scheme}://{host}" + ("" if self.port == default_port(self.scheme) else f":{self.port}")
+
+
+def default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
 
 
 def parse_origin(text: str) -> Origin:
@@ -76,7 +79,7 @@ def parse_origin(text: str) -> Origin:
         raise fail("bad_origin", origin=text, problem="holds credentials")
     if parts.path not in ("", "/") or parts.query or parts.fragment or text.strip().endswith("?"):
         raise fail("bad_origin", origin=text, problem="has a path, query or fragment")
-    return Origin(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80))
+    return Origin(parts.scheme, parts.hostname, port or default_port(parts.scheme))
 
 
 def check_headers(headers: Mapping) -> dict:
@@ -143,6 +146,14 @@ def _as_headers(given) -> http.client.HTTPMessage:
     return headers
 
 
+# What reading a body as JSON raises when it is not UTF-8 JSON, or is nested too deep to read.
+NOT_JSON = (UnicodeDecodeError, ValueError, RecursionError)
+
+
+def _from_json(body: bytes):
+    return json.loads(body.decode("utf-8"))
+
+
 @dataclass(frozen=True)
 class Response:
     """One answer. ``headers`` may be given as a dict; it reads case-insensitively."""
@@ -174,8 +185,8 @@ class Response:
 
     def json(self):
         try:
-            return json.loads(self.body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as error:
+            return _from_json(self.body)
+        except NOT_JSON as error:
             kind = self.headers.get("Content-Type") or "no content type"
             if not self.body:
                 problem = "an empty body"
@@ -563,9 +574,9 @@ def _redirect_target(response: Response, write: bool) -> str:
 def _error_detail(response: Response) -> tuple:
     """The code and message of an error answer, or words for one that is not the portal's JSON."""
     try:
-        detail = json.loads(response.body.decode("utf-8"))["error"]
+        detail = _from_json(response.body)["error"]
         code, message = detail["code"], detail["message"]
-    except (UnicodeDecodeError, ValueError, RecursionError, TypeError, KeyError):
+    except (*NOT_JSON, TypeError, KeyError):
         code = message = None
     if isinstance(code, str) and isinstance(message, str):
         return code, message
