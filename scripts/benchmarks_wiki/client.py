@@ -149,22 +149,17 @@ class Client:
         Deployments without ``/threads/{id}`` answer 404 there; the posts then come from
         ``/activity``, and ``raw`` holds only what could be rebuilt from them.
         """
-        path = f"/api/v1/threads/{check_thread_id(thread_id)}"
+        pages = self._each_page(f"/api/v1/threads/{check_thread_id(thread_id)}", {}, "posts")
         try:
-            response = self._sender.get(path, {"limit": PAGE_SIZE})
+            first, response, raw_posts = next(pages)
         except NotFound as error:
             if self._threads_route_answers:
                 raise
             return self._thread_from_activity(thread_id, error)
         self._threads_route_answers = True
-        first = response.json()
-        raw_posts = list(_list_of(first, "posts", response))
-        cursor = _next_cursor(first, response)
-        while cursor:
-            response = self._sender.get(path, {"limit": PAGE_SIZE, "cursor": cursor})
-            page = response.json()
-            raw_posts.extend(_list_of(page, "posts", response))
-            cursor = _next_cursor(page, response)
+        raw_posts = list(raw_posts)
+        for _, response, more in pages:
+            raw_posts.extend(more)
         merged = {key: value for key, value in first.items() if key != "next_cursor"}
         merged["posts"] = raw_posts
         posts = tuple(parse(Post, post, response) for post in raw_posts)
@@ -295,17 +290,26 @@ class Client:
 
     def _pages(self, path: str, params: dict, model, limit: Optional[int]) -> Iterator:
         given = 0
-        while True:
-            params["limit"] = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - given)
-            response = self._sender.get(path, params)
-            page = response.json()
-            for raw in _list_of(page, "items", response):
+        for _, response, items in self._each_page(path, params, "items", limit):
+            for raw in items:
                 yield parse(model, raw, response)
                 given += 1
                 if given == limit:
                     return
+
+    def _each_page(self, path: str, params: dict, key: str, limit: Optional[int] = None) -> Iterator[tuple]:
+        """Each page of a paged list, following next_cursor: the page, its answer and the
+        list it holds under ``key``, asking for no more than ``limit`` items in all."""
+        given = 0
+        while True:
+            params["limit"] = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - given)
+            response = self._sender.get(path, params)
+            page = response.json()
+            items = _list_of(page, key, response)
+            yield page, response, items
+            given += len(items)
             params["cursor"] = _next_cursor(page, response)
-            if not params["cursor"]:
+            if not params["cursor"] or (limit is not None and given >= limit):
                 return
 
 
