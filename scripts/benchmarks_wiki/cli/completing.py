@@ -25,15 +25,17 @@ def words() -> dict:
 def bash() -> str:
     cases = "\n".join(f'        "{key}") words="{" ".join(value)}" ;;' for key, value in words().items())
     valued = "|".join(VALUED)
+    with_actions = "|".join(command.name for command in COMMANDS if command.actions)
+    function = "_" + NAME.replace("-", "_")  # a shell function's name has no hyphen
     return f"""# bash completion for {NAME}: eval "$({NAME} completion bash)"
-_benchmarks_wiki() {{
+{function}() {{
     local current="${{COMP_WORDS[COMP_CWORD]}}" key="" skip="" word words=""
     for word in "${{COMP_WORDS[@]:1:COMP_CWORD-1}}"; do
         if [ -n "$skip" ]; then skip=""; continue; fi
         case "$word" in
             {valued}) skip=1 ;;
             -*) ;;
-            *) case "$key" in "") key="$word" ;; skill) key="skill $word" ;; esac ;;
+            *) case "$key" in "") key="$word" ;; {with_actions}) key="$key $word" ;; esac ;;
         esac
     done
     case "$key" in
@@ -41,7 +43,7 @@ _benchmarks_wiki() {{
     esac
     COMPREPLY=($(compgen -W "$words" -- "$current"))
 }}
-complete -o default -F _benchmarks_wiki {NAME}
+complete -o default -F {function} {NAME}
 """
 
 

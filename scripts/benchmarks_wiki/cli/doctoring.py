@@ -41,7 +41,8 @@ def settings(ctx: Context, args) -> dict:
         facts["journal"] = "off (--no-journal)"
     else:
         folder, named = located(args.journal)
-        facts["journal"] = f"{folder} ({came_from(named, '--journal')}; {'writable' if writable(folder) else 'cannot be written'})"
+        state = "writable" if writable(folder) else "cannot be written"
+        facts["journal"] = f"{folder} ({came_from(named, '--journal')}; {state})"
     facts["python"] = f"{platform.python_version()} ({sys.executable})"
     facts["version"] = __version__
     return facts

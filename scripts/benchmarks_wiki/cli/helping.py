@@ -9,7 +9,8 @@ import sys
 from typing import NoReturn, Optional
 
 from ..errors import ValidationError
-from .table import BY_NAME, COMMON, SETUP, USAGE, WAIT, WRITE, VALUED, VERSION, Argument, Command, Number, View, destination
+from .table import (BY_NAME, COMMON, SETUP, USAGE, VALUED, VERSION, WAIT, WRITE, Argument, Command, Number, View,
+                    destination)
 
 WIDTH = 22
 

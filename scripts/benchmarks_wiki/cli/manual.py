@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Optional
 
 from .. import NAME, errors, render, rules, transport
+from ..skill import REFERENCE
 from ..errors import MESSAGES
 from .helping import label
 from .output import NOTES
 from .posting import BODY_FILE_CEILING, POST_ADVICE
-from .table import COMMON, DEFAULT_LIST_LIMIT, ENVIRONMENT, EXIT_INTERRUPTED, READ, SETUP, USAGE, VIEWS, Command, Number, View
+from .table import (COMMON, DEFAULT_LIST_LIMIT, ENVIRONMENT, EXIT_INTERRUPTED, READ, SETUP, USAGE, VIEWS, Command,
+                    View)
 
 SKILL = '"$SKILL/scripts'
 # The scripts as this reference spells them: the skill's, from its folder.
@@ -46,7 +48,9 @@ class Placeholders(string.Formatter):
     def get_field(self, field_name, args, kwargs):
         if field_name.startswith("command["):
             name = field_name[len("command["):-1]
-            return (f"{SCRIPTS_VIEW.runner(READ, FOLDER)} COMMAND" if name == "when_missing" else spelled(name)), field_name
+            if name == "when_missing":
+                return f"{SCRIPTS_VIEW.runner(READ, FOLDER)} COMMAND", field_name
+            return spelled(name), field_name
         return field_name.upper(), field_name
 
     def format_field(self, value, format_spec):
@@ -251,7 +255,8 @@ def troubleshooting_page() -> str:
               "all, and the portal answers a repeat with the original post. Never preview anew to retry: that "
               "is a new nonce, and a second post. Where nothing can have been recorded, the line says so:", "",
               *(f"- `{shown(POST_ADVICE[name])}`" for name in ("unsent", "refused")), "",
-              "## What sending did", "", f"`{VIEWS['post'].prog} --draft` prints one of these, then the post's link and "
+              "## What sending did", "",
+              f"`{VIEWS['post'].prog} --draft` prints one of these, then the post's link and "
               "the command that follows the replies:", ""]
     lines += [f"- `{shown(text)}`" for text in render.OUTCOMES.values()]
     lines += ["", "## Notes that are not errors", "", "On stderr, exit 0:", ""]
@@ -272,7 +277,7 @@ def pages() -> dict:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     check = "--check" in argv
-    folder = Path(next((word for word in argv if not word.startswith("-")), "reference"))
+    folder = Path(next((word for word in argv if not word.startswith("-")), REFERENCE))
     stale = []
     for name, text in pages().items():
         path = folder / name

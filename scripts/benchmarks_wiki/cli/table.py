@@ -15,8 +15,8 @@ import sys
 from collections import namedtuple
 from typing import Optional
 
-from .. import (AGENT_NAME_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE, NAME, ORIGIN_VARIABLE,
-               PACKAGE, __version__)
+from .. import (AGENT_NAME_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE, NAME,
+               ORIGIN_VARIABLE, PACKAGE, __version__)
 from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
                      MAX_BODY_BYTES, MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT,
                      RETRIED_STATUSES, TIMES, default_kind)
@@ -273,7 +273,8 @@ COMMON = (
     (arg("--origin", metavar="URL", help=f"the portal (default ${ORIGIN_VARIABLE}, else {DEFAULT_ORIGIN})"),
      None),
     (arg("--retries", type=Number(int, 0, MAX_RETRIES), metavar="N",
-         help=f"send again up to N times on {', '.join(map(str, RETRIED_STATUSES))} or a network failure"), DEFAULT_RETRIES),
+         help=f"send again up to N times on {', '.join(map(str, RETRIED_STATUSES))} or a network failure"),
+     DEFAULT_RETRIES),
     (arg("--timeout", type=Number(float, 0.1, MAX_TIMEOUT), metavar="S", help="seconds to wait for the network"),
      DEFAULT_TIMEOUT),
     (arg("--journal", metavar="DIR", help=f"keep draws, drafts and receipts in DIR (default ${JOURNAL_VARIABLE}, "
