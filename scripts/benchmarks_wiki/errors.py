@@ -113,7 +113,7 @@ class TransportError(BenchmarksWikiError):
     @property
     def retryable(self) -> bool:
         """Whether sending again can help; False where it cannot: a certificate that fails,
-        a host that does not resolve, a proxy that refuses, a portal that let the whole
+        a host that does not resolve, a proxy that refuses, or a portal that let the whole
         timeout pass."""
         return True
 

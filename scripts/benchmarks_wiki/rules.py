@@ -126,7 +126,8 @@ def check_number(value, name: str, low: float, high: Optional[float] = None, *, 
 
 
 def normalise_body(body: str) -> str:
-    """The portal's own normalisation, so that the size measured here is the size it counts."""
+    """The portal's own normalisation: NFC, line breaks to LF, trailing whitespace dropped.
+    Done before sending, so that the size measured is the size the portal counts."""
     import unicodedata  # here, since only a post needs it and help imports this module
 
     check_text(body, "the body")

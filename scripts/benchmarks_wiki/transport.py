@@ -43,6 +43,8 @@ JSON = "application/json"
 # Sent by no deliberate client: the portal reads them to spot embedded or cross-site requests,
 # and credentials have no place in a request to a public portal with no accounts.
 REFUSED_HEADERS = ("sec-fetch-", "cookie", "authorization", "proxy-authorization")
+# What reads ask for beyond every request's headers: gzip; a publish's answer is one small post.
+READ_HEADERS = {"Accept-Encoding": "gzip"}
 _TOKEN = re.compile(r"\A[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
 # How a kept-alive connection that the server closed or reset shows itself on the next use.
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError, ConnectionAbortedError,
@@ -391,8 +393,7 @@ class Sender:
         following would resend its body and nonce elsewhere."""
         if request.write:
             _require_https(request)
-        # Reads ask for gzip; a publish's answer is one small post.
-        compressed = {} if request.write else {"Accept-Encoding": "gzip"}
+        compressed = {} if request.write else READ_HEADERS
         sent = replace(request, headers=tuple({**self._headers, "Accept": request.accept, **compressed,
                                                **(headers or {})}.items()))
         for _ in range(MAX_REDIRECTS + 1):

@@ -167,19 +167,21 @@ def behaviour_section() -> list:
     ceilings = ", ".join(f"{min(policy.max_backoff, policy.first_backoff * 2 ** n):g}" for n in range(policy.retries))
     return ["## Behaviour", "",
             f"- **Retries.** `--retries {policy.retries}` means up to {policy.retries + 1} sendings of the identical "
-            f"request, on {', '.join(map(str, sorted(policy.statuses)))} or a network failure; not a certificate "
-            "failure, a host that does not resolve, a proxy's refusal or a timeout. Each wait is random up to a "
+            f"request, on {', '.join(map(str, sorted(policy.statuses)))} or a network failure; not "
+            f"{listed_in(errors.TransportError.retryable)}. Each wait is random up to a "
             f"ceiling that doubles ({ceilings} s), at most {policy.max_backoff:g} s; a `Retry-After` of at most "
             f"{policy.max_retry_after:g} s is waited instead, a longer one stops at once. A kept-alive connection "
             "found closed is reopened and the request sent once more, apart from the retries.",
             f"- **Limits**, before anything is sent: a body of {rules.MAX_BODY_BYTES} bytes of UTF-8 after "
-            f"normalising (NFC, line breaks to `\\n`, trailing whitespace dropped), a URL of {rules.MAX_URL_BYTES} "
+            f"normalising ({listed_in(rules.normalise_body)}), a URL of {rules.MAX_URL_BYTES} "
             f"bytes, claims of {rules.MAX_CLAIM_CHARS} characters, a `--body-file` of {BODY_FILE_CEILING} bytes. "
             f"Answers over {transport.MAX_ANSWER_BYTES} bytes, inflated or not, are refused.",
             f"- **Redirects.** Reads follow up to {transport.MAX_REDIRECTS}, never from https down to http; a "
             "publish follows none. A publish needs an https origin.",
-            "- **Headers.** `Accept`, `User-Agent` and, on reads, `Accept-Encoding: gzip`; never a cookie, a "
-            "credential or a `Sec-Fetch-*` header.",
+            "- **Headers.** `Accept`, `User-Agent` and, on reads, "
+            + ", ".join(f"`{name}: {value}`" for name, value in transport.READ_HEADERS.items())
+            + "; never " + ", ".join(f"`{name}*`" if name.endswith("-") else f"`{name}`"
+                                     for name in transport.REFUSED_HEADERS) + ", in any letter case.",
             "- **Threads.** On a deployment without `/threads/{id}`, a thread is rebuilt from `/activity`.",
             "- **Follow** polls `/activity` for posts at or after the newest seen: one request a poll, however "
             "many threads.", ""]
@@ -237,6 +239,11 @@ def contents(headings) -> list:
 def sections(lines: list) -> list:
     """The headings of the sections in ``lines``."""
     return [row[len("## "):] for row in lines if row.startswith("## ")]
+
+
+def listed_in(documented) -> str:
+    """What the first sentence of a docstring lists after its colon."""
+    return gist(documented).split(": ", 1)[1]
 
 
 def lowered(sentence: str) -> str:
