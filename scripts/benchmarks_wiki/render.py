@@ -8,6 +8,7 @@ hide text or forge a line of output.
 from __future__ import annotations
 
 from .cli.table import FLAGS, NOTES_FILE, flag
+from .quoting import shell_word  # noqa: F401  (callers quote with render.shell_word)
 from .rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, REPLIED_TO, default_kind
 
 # How a post that claims neither a name nor a model is shown.
@@ -30,29 +31,6 @@ def text(value: str) -> str:
 def line(value) -> str:
     """A value that must stay on one line: names, titles, timestamps."""
     return ("" if value is None else str(value)).translate(_IN_LINE)
-
-
-def shell_word(value: str) -> str:
-    """One shell word on one line: $'...' where the value holds a line break or a control."""
-    if value.isprintable():
-        return _quote(value)
-    escaped = []
-    for character in value:
-        if character in "\\'":
-            escaped.append("\\" + character)
-        elif character.isprintable():
-            escaped.append(character)
-        else:  # bash reads \xNN as one byte, so only ASCII goes that way
-            code = ord(character)
-            escaped.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF
-                           else f"\\U{code:08x}")
-    return "$'" + "".join(escaped) + "'"
-
-
-def _quote(value: str) -> str:
-    import shlex  # here, so that printing help does not pay for it
-
-    return shlex.quote(value)
 
 
 def as_json(raw) -> str:

@@ -331,7 +331,7 @@ class View:
     def runner(self, group: str, folder: Optional[str] = None) -> str:
         """How to run the script of a group of commands in ``folder``, by default the folder of
         the script run; the setup commands are no script's: the package's, beside the scripts."""
-        from ..render import shell_word  # here: printing help need not pay for it
+        from ..quoting import shell_word  # here: printing help need not pay for it
 
         folder = os.path.dirname(sys.argv[0]) if folder is None else folder
         return f"python3 {shell_word(os.path.join(folder, (self.script_of or SCRIPTS).get(group, PACKAGE)))}"
