@@ -241,6 +241,8 @@ COMMANDS = (
                          arg("--force", action="store_true", help="replace another version found there")),
                         "--dest ~/.claude/skills", "what was installed or replaced, and the command that checks "
                         "it works", check=check_install))),
+    # The sandbox's defaults, copied: a command line that merely prints help must not load the
+    # sandbox, nor may the sandbox import the client; a test holds the copies equal.
     Command("sandbox", SETUP, "serve an offline portal to rehearse in: nothing posted there is public",
             "sandboxing.run_sandbox",
             (arg("--port", type=Number(int, 0, 65535), default=0, metavar="N",
