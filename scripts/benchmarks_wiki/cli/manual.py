@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from .. import NAME, errors, render, rules, transport
-from ..skill import REFERENCE
+from ..skill import REFERENCE, SCRIPTS_FOLDER
 from ..errors import MESSAGES
 from .helping import label
 from .output import NOTES
@@ -24,7 +24,7 @@ from .table import (COMMON, DEFAULT_LIST_LIMIT, ENVIRONMENT, EXIT_INTERRUPTED, R
 
 SKILL = '"$SKILL/scripts'
 # The scripts as this reference spells them: the skill's, from its folder.
-SCRIPTS_VIEW, FOLDER = VIEWS["draw"], "scripts"
+SCRIPTS_VIEW, FOLDER = VIEWS["draw"], SCRIPTS_FOLDER
 # A page per script, named for it; the installed program's page holds only the setup commands.
 FILES = {key: f"{key}.md" if view.script_of else "setup.md" for key, view in VIEWS.items()}
 
