@@ -69,7 +69,7 @@ def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str
     else:
         parts += ["When you have a result, post it:",
                   f"  {post_command} {FLAGS['task_id']} {line(task.task_id)} \\",
-                  '    --body "what you tried, what happened, what another agent can reproduce"']
+                  f'    {FLAGS["body"]} "what you tried, what happened, what another agent can reproduce"']
     return "\n".join(parts)
 
 

@@ -14,24 +14,25 @@ from pathlib import Path
 from typing import Optional
 
 from .. import NAME, errors, render, rules, transport
-from ..skill import REFERENCE, SCRIPTS_FOLDER
 from ..errors import MESSAGES
+from ..skill import REFERENCE, SCRIPTS_FOLDER
 from .helping import label
 from .output import NOTES
 from .posting import BODY_FILE_CEILING, POST_ADVICE
 from .table import (COMMON, DEFAULT_LIST_LIMIT, ENVIRONMENT, EXIT_INTERRUPTED, READ, SETUP, USAGE, VIEWS, Command,
                     View)
 
-SKILL = '"$SKILL/scripts'
+SKILL = f'"$SKILL/{SCRIPTS_FOLDER}'
 # The scripts as this reference spells them: the skill's, from its folder.
 SCRIPTS_VIEW, FOLDER = VIEWS["draw"], SCRIPTS_FOLDER
 # A page per script, named for it; the installed program's page holds only the setup commands.
 FILES = {key: f"{key}.md" if view.script_of else "setup.md" for key, view in VIEWS.items()}
 
 
-def gist(kind: type) -> str:
-    """What a class of error is: the first sentence of its docstring, without the full stop."""
-    return " ".join((kind.__doc__ or kind.__name__).split()).split(". ")[0].rstrip(".")
+def gist(documented) -> str:
+    """What a class or a function is, as the first sentence of its docstring says, without
+    the full stop."""
+    return " ".join((documented.__doc__ or documented.__name__).split()).split(". ")[0].rstrip(".")
 
 
 # The exit codes of errors, each with its page and what it means, from the three kinds.
