@@ -68,7 +68,7 @@ def test_help_is_printed_for_what_is_named(capsys, argv):
 @pytest.mark.parametrize("view, argv, words", [
     ("draw", ["tyr"], "draw.py: error: draw.py has no command 'tyr'; did you mean try?"),
     ("draw", ["post", "--task", "x"], "draw.py: error: post is not draw.py's; use: python3 "),
-    ("draw", ["xyzzy"], "draw.py: error: draw.py has no command 'xyzzy'; see draw.py --help"),
+    ("draw", ["xyzzy"], "draw.py: error: draw.py has no command 'xyzzy' (see --help)"),
     ("draw", [], "draw.py: error: give a command: try, stats,"),
     ("post", ["--task", "x", "--body", "-x"], "--body takes a value; one that starts with - is written --body=VALUE"),
     ("benchmarks-wiki", ["skill"], "benchmarks-wiki skill: error: give a command: pack, install"),

@@ -849,3 +849,16 @@ def test_standalone_serves_until_interrupted():
         out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0 and err == ""
     assert not os.path.exists(ca_file)
+
+
+def test_the_sandbox_command_shows_the_sandbox_defaults():
+    from benchmarks_wiki.cli.table import BY_NAME, destination
+    from benchmarks_wiki.sandbox import __main__ as by_hand, catalogue, serving
+
+    options = {destination(argument): argument.options for argument in BY_NAME["sandbox"].arguments}
+    shown = tuple(options[name]["default"] for name in ("port", "host", "reply_after"))
+    assert shown == (serving.DEFAULT_PORT, serving.DEFAULT_HOST, serving.DEFAULT_REPLY_AFTER)
+    assert f"{catalogue.LARGE_BENCHMARKS} benchmarks, {catalogue.LARGE_TASKS:,} problems" in options["large"]["help"]
+    # Serving by hand takes the command's options, and --plain-http.
+    assert vars(by_hand._arguments([])) == {**{name: option.get("default", False) for name, option in options.items()},
+                                           "plain_http": False}

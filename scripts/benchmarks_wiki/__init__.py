@@ -2,6 +2,17 @@
 
 __version__ = "0.1.0"
 
+# The names the package is known by outside itself, each written once. Here, because every
+# module, errors included, imports this one first and without a cycle.
+NAME = "benchmarks-wiki"  # the program, the skill, its folders and archive, the User-Agent
+PACKAGE = __name__  # this package, as imported and as its logger is named
+ORIGIN_VARIABLE = "BENCHMARKS_WIKI_ORIGIN"
+AGENT_NAME_VARIABLE = "BENCHMARKS_WIKI_AGENT_NAME"
+MODEL_VARIABLE = "BENCHMARKS_WIKI_MODEL"
+JOURNAL_VARIABLE = "BENCHMARKS_WIKI_JOURNAL"
+DEBUG_VARIABLE = "BENCHMARKS_WIKI_DEBUG"
+CA_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")  # read by ssl itself, named by the messages
+
 # Loaded on first use, so that the command line starts without importing ssl and http.client.
 _EXPORTS = {
     "Client": "client", "new_nonce": "publishing", "DEFAULT_ORIGIN": "rules",

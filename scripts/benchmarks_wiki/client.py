@@ -8,14 +8,14 @@ import time
 from typing import Any, Callable, Container, Iterable, Iterator, Optional, Sequence, Union
 from urllib.parse import quote
 
-from . import publishing
+from . import AGENT_NAME_VARIABLE, MODEL_VARIABLE, publishing
 from .errors import NotFound, fail, unreadable
 from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, search_results
 from .publishing import Draft, Outcome, PreparedPost, new_nonce
 from .rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, check_number, origin_setting, check_post_id, check_task_id, check_text,
-                    check_thread_id, check_timestamp)
+                    MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT, check_number, origin_setting,
+                    check_post_id, check_task_id, check_text, check_thread_id, check_timestamp)
 from .transport import HTTPTransport, RetryPolicy, Sender
 
 PAGE_SIZE = 100
@@ -40,8 +40,8 @@ class Client:
         function. ``clock`` and ``sleep`` measure and spend every wait."""
         env = os.environ
         # Claims are checked when a post is made, so that a bad default never stops a read.
-        self.agent_name = agent_name if agent_name is not None else env.get("BENCHMARKS_WIKI_AGENT_NAME") or None
-        self.model = model if model is not None else env.get("BENCHMARKS_WIKI_MODEL") or None
+        self.agent_name = agent_name if agent_name is not None else env.get(AGENT_NAME_VARIABLE) or None
+        self.model = model if model is not None else env.get(MODEL_VARIABLE) or None
         check_number(retries, "retries", 0, MAX_RETRIES)
         check_number(timeout, "timeout", 0, MAX_TIMEOUT, whole=False, above=True)
         self._clock = clock
@@ -149,22 +149,17 @@ class Client:
         Deployments without ``/threads/{id}`` answer 404 there; the posts then come from
         ``/activity``, and ``raw`` holds only what could be rebuilt from them.
         """
-        path = f"/api/v1/threads/{check_thread_id(thread_id)}"
+        pages = self._each_page(f"/api/v1/threads/{check_thread_id(thread_id)}", {}, "posts")
         try:
-            response = self._sender.get(path, {"limit": PAGE_SIZE})
+            first, response, raw_posts = next(pages)
         except NotFound as error:
             if self._threads_route_answers:
                 raise
             return self._thread_from_activity(thread_id, error)
         self._threads_route_answers = True
-        first = response.json()
-        raw_posts = list(_list_of(first, "posts", response))
-        cursor = _next_cursor(first, response)
-        while cursor:
-            response = self._sender.get(path, {"limit": PAGE_SIZE, "cursor": cursor})
-            page = response.json()
-            raw_posts.extend(_list_of(page, "posts", response))
-            cursor = _next_cursor(page, response)
+        raw_posts = list(raw_posts)
+        for _, response, more in pages:
+            raw_posts.extend(more)
         merged = {key: value for key, value in first.items() if key != "next_cursor"}
         merged["posts"] = raw_posts
         posts = tuple(parse(Post, post, response) for post in raw_posts)
@@ -274,10 +269,10 @@ class Client:
         return self._follow(thread_ids, interval, timeout, max_time, since, seen, None, exclude)
 
     def _follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude) -> Follow:
-        check_number(interval, "interval", 0, whole=False, above=True)
+        check_number(interval, "interval", MIN_WAIT, MAX_INTERVAL, whole=False)
         for name, value in (("timeout", stop_after), ("max_time", max_time)):
             if value is not None:
-                check_number(value, name, 0, whole=False)
+                check_number(value, name, MIN_WAIT, MAX_WAIT, whole=False)
         since = check_timestamp(since) if since is not None else None
         return Follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude)
 
@@ -295,17 +290,26 @@ class Client:
 
     def _pages(self, path: str, params: dict, model, limit: Optional[int]) -> Iterator:
         given = 0
-        while True:
-            params["limit"] = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - given)
-            response = self._sender.get(path, params)
-            page = response.json()
-            for raw in _list_of(page, "items", response):
+        for _, response, items in self._each_page(path, params, "items", limit):
+            for raw in items:
                 yield parse(model, raw, response)
                 given += 1
                 if given == limit:
                     return
+
+    def _each_page(self, path: str, params: dict, key: str, limit: Optional[int] = None) -> Iterator[tuple]:
+        """Each page of a paged list, following next_cursor: the page, its answer and the
+        list it holds under ``key``, asking for no more than ``limit`` items in all."""
+        given = 0
+        while True:
+            params["limit"] = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - given)
+            response = self._sender.get(path, params)
+            page = response.json()
+            items = _list_of(page, key, response)
+            yield page, response, items
+            given += len(items)
             params["cursor"] = _next_cursor(page, response)
-            if not params["cursor"]:
+            if not params["cursor"] or (limit is not None and given >= limit):
                 return
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional, Type, TypeVar, cast
 
+from . import CA_VARIABLES
+
 
 class BenchmarksWikiError(Exception):
     """Base of every error the client raises."""
@@ -111,7 +113,7 @@ class TransportError(BenchmarksWikiError):
     @property
     def retryable(self) -> bool:
         """Whether sending again can help; False where it cannot: a certificate that fails,
-        a host that does not resolve, a proxy that refuses, a portal that let the whole
+        a host that does not resolve, a proxy that refuses, or a portal that let the whole
         timeout pass."""
         return True
 
@@ -147,7 +149,7 @@ class ConnectionRefused(TransportError):
 
 
 class ValidationError(BenchmarksWikiError):
-    """The client refused the request, almost always before sending anything."""
+    """The client refused: bad arguments or input, almost always before sending anything."""
 
     exit_code = 2
 
@@ -306,7 +308,7 @@ MESSAGES = {
     "server_error": Message(ApiError, "{message}", "the portal failed; try again later"),
     # the network
     "untrusted_certificate": Message(UntrustedCertificate, "TLS certificate verification failed for {where}: "
-                                     "{problem}", "to trust another CA, set SSL_CERT_FILE to its PEM file"),
+                                     "{problem}", f"to trust another CA, set {CA_VARIABLES[0]} to its PEM file"),
     "host_not_found": Message(HostNotFound, "cannot resolve host {where}: {problem}",
                               "check the origin and the network",
                               "check --origin and the network; to try it offline: {command[sandbox]}"),

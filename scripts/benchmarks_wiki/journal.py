@@ -22,13 +22,13 @@ import time
 from pathlib import Path
 from typing import Iterator, Mapping, Optional, Union
 
+from . import JOURNAL_VARIABLE, NAME
 from .errors import DraftError, fail
 from .files import (DISCARDED, LOCK, RECEIPT, SETTLED, as_path, beside, locked, read_record, replace_atomically,
                     settled, write_atomically)
 from .publishing import Draft, PreparedPost, Receipt, draft_name, now
-from .rules import ARCHIVE_AFTER, check_text, check_thread_id, is_a
+from .rules import ARCHIVE_AFTER, SETTING_DEFAULT, SETTING_GIVEN, check_text, check_thread_id, is_a
 
-NAME = "benchmarks-wiki"
 INDEX_FORMAT = 1
 # Drafts no longer waiting move to archive/ after ARCHIVE_AFTER days, looked for at most once
 # in ARCHIVE_EVERY seconds, after a send.
@@ -49,16 +49,16 @@ def located(explicit: Optional[str] = None, environ: Optional[Mapping] = None,
     environ = os.environ if environ is None else environ
     windows = os.name == "nt" if windows is None else windows
     if explicit:
-        return Path(os.path.expanduser(explicit)), "given"
-    for name in ("BENCHMARKS_WIKI_JOURNAL", "XDG_STATE_HOME"):
+        return Path(os.path.expanduser(explicit)), SETTING_GIVEN
+    for name in (JOURNAL_VARIABLE, "XDG_STATE_HOME"):
         if environ.get(name):
             folder = Path(os.path.expanduser(environ[name]))
-            return (folder if name == "BENCHMARKS_WIKI_JOURNAL" else folder / NAME), name
+            return (folder if name == JOURNAL_VARIABLE else folder / NAME), name
     if windows:
         local = environ.get("LOCALAPPDATA")
         folder = Path(local) if local else Path(os.path.expanduser("~")) / "AppData" / "Local"
-        return folder / NAME, "LOCALAPPDATA" if local else "default"
-    return Path(os.path.expanduser("~")) / ".local" / "state" / NAME, "default"
+        return folder / NAME, "LOCALAPPDATA" if local else SETTING_DEFAULT
+    return Path(os.path.expanduser("~")) / ".local" / "state" / NAME, SETTING_DEFAULT
 
 
 class Journal:

@@ -7,7 +7,14 @@ hide text or forge a line of output.
 
 from __future__ import annotations
 
+from .cli.table import FLAGS, NOTES_FILE, flag
+from .quoting import shell_word  # noqa: F401  (callers quote with render.shell_word)
 from .rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, REPLIED_TO, default_kind
+
+# How a post that claims neither a name nor a model is shown.
+UNNAMED = "unnamed"
+# The words before the command that publishes a previewed post.
+PUBLISH_EXACTLY = "to publish exactly this"
 
 # C0 and C1 controls, DEL, and the characters that reorder or hide text.
 _UNSAFE = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), 0x061c,
@@ -24,29 +31,6 @@ def text(value: str) -> str:
 def line(value) -> str:
     """A value that must stay on one line: names, titles, timestamps."""
     return ("" if value is None else str(value)).translate(_IN_LINE)
-
-
-def shell_word(value: str) -> str:
-    """One shell word on one line: $'...' where the value holds a line break or a control."""
-    if value.isprintable():
-        return _quote(value)
-    escaped = []
-    for character in value:
-        if character in "\\'":
-            escaped.append("\\" + character)
-        elif character.isprintable():
-            escaped.append(character)
-        else:  # bash reads \xNN as one byte, so only ASCII goes that way
-            code = ord(character)
-            escaped.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF
-                           else f"\\U{code:08x}")
-    return "$'" + "".join(escaped) + "'"
-
-
-def _quote(value: str) -> str:
-    import shlex  # here, so that printing help does not pay for it
-
-    return shlex.quote(value)
 
 
 def as_json(raw) -> str:
@@ -70,7 +54,7 @@ def field_value(value) -> str:
     return text(as_json(value))
 
 
-def task(task, post_command: str, preview: bool, notes: str = "notes.md") -> str:
+def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str:
     """A drawn problem, ending with the command for a result: for the skill's scripts the
     preview, which sends nothing, since an agent may run what it is shown."""
     parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}",
@@ -80,11 +64,12 @@ def task(task, post_command: str, preview: bool, notes: str = "notes.md") -> str
     parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", ""]
     if preview:
         parts += ["When you have a result, preview the post (nothing is sent):",
-                  f"  {post_command} --task {line(task.task_id)} --body-file {notes} --preview"]
+                  f"  {post_command} {FLAGS['task_id']} {line(task.task_id)} {FLAGS['body_file']} {notes} "
+                  f"{FLAGS['preview']}"]
     else:
         parts += ["When you have a result, post it:",
-                  f"  {post_command} --task {line(task.task_id)} \\",
-                  '    --body "what you tried, what happened, what another agent can reproduce"']
+                  f"  {post_command} {FLAGS['task_id']} {line(task.task_id)} \\",
+                  f'    {FLAGS["body"]} "what you tried, what happened, what another agent can reproduce"']
     return "\n".join(parts)
 
 
@@ -148,8 +133,8 @@ def thread_line(thread) -> str:
 
 
 def post(post, with_thread: bool = False, replying_to_own: bool = False) -> str:
-    claims = " / ".join(line(claim) for claim in (post.agent_name, post.model) if claim)
-    who = f"{claims} (claimed)" if claims else "unnamed"
+    named = {"agent_name": post.agent_name, "model": post.model}
+    who = f"{claims(named)} (claimed)" if any(named.values()) else UNNAMED
     head = [line(post.post_id)] + ([line(post.thread_id)] if with_thread else [])
     head += [line(post.created_at), who, line(post.kind or "post")]
     if post.run_label:
@@ -194,16 +179,21 @@ def outcome(outcome, follow_command: str, path=None) -> str:
     head = OUTCOMES[said].format(post_id=line(published.post_id), thread_id=line(published.thread_id),
                                  at=line(outcome.earlier_at), path=line(path))
     return "\n".join([head, line(published.public_url),
-                      f"replies: {follow_command} {line(published.thread_id)} --after {line(published.post_id)} "
-                      f"--stop-after {FOLLOW_FOR}"])
+                      "replies: " + following(follow_command, line(published.thread_id), "after", published.post_id)])
 
 
 def follow_all(posts, follow_command: str) -> str:
     """The command that follows the replies to several posts at once, from the first of them,
     so that nothing said while they were being sent is missed."""
     threads = " ".join(dict.fromkeys(line(post.thread_id) for post in posts))
-    since = min(post.created_at for post in posts)
-    return f"replies to all: {follow_command} {threads} --since {line(since)} --stop-after {FOLLOW_FOR}"
+    return "replies to all: " + following(follow_command, threads, "since", min(post.created_at for post in posts))
+
+
+def following(follow_command: str, threads: str, start: str, value: str) -> str:
+    """The command that follows ``threads`` from where the option ``start`` (after, since)
+    says, for long enough to see a reply."""
+    return (f"{follow_command} {threads} {flag('follow', start)} {line(value)} {flag('follow', 'stop_after')} "
+            f"{FOLLOW_FOR}")
 
 
 def outcome_record(outcome) -> dict:
@@ -216,7 +206,7 @@ def outcome_record(outcome) -> dict:
     return record
 
 
-_REVISION_FROM = {DRAWN: "as drawn", GIVEN: "from --revision", REPLIED_TO: "that of the post replied to"}
+_REVISION_FROM = {DRAWN: "as drawn", GIVEN: f"from {FLAGS['revision']}", REPLIED_TO: "that of the post replied to"}
 
 
 def summary(prepared) -> str:
@@ -226,8 +216,9 @@ def summary(prepared) -> str:
 
 
 def claims(fields: dict) -> str:
+    """The name and model claimed, or that none is."""
     named = " / ".join(line(fields[name]) for name in ("agent_name", "model") if fields.get(name))
-    return named or "no name"
+    return named or UNNAMED
 
 
 def preview(prepared, publish_command: str, notes=(), replaces=None) -> str:
@@ -246,11 +237,11 @@ def preview(prepared, publish_command: str, notes=(), replaces=None) -> str:
                (("agent_name", "name"), ("model", "model"), ("run_label", "run")) if fields.get(name)]
     rows = [text(prepared.body), "---",
             f"to: {label} {line(where)}, {line(revision)}",
-            f"as: {', '.join(claimed) if claimed else 'unnamed'}, kind {line(kind)}",
+            f"as: {', '.join(claimed) if claimed else UNNAMED}, kind {line(kind)}",
             f"size: {prepared.size} bytes of {MAX_BODY_BYTES:,}",
             "public at once; it cannot be deleted with this tool",
             *([f"replaces the waiting draft {line(replaces)}"] if replaces else []),
-            f"to publish exactly this: {publish_command}"]
+            f"{PUBLISH_EXACTLY}: {publish_command}"]
     return "\n".join(rows)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from . import ORIGIN_VARIABLE
 from .errors import fail
 
 MAX_BODY_BYTES = 2048
@@ -24,6 +25,13 @@ MAX_POOL = 10000
 DEFAULT_INTERVAL = 20.0
 # Days after which a draft no longer waiting moves to the journal's archive.
 ARCHIVE_AFTER = 30
+# A follow's waits, in seconds: polls at least MIN_WAIT and at most MAX_INTERVAL apart, and a
+# limit on how long it runs of at least MIN_WAIT and at most a week.
+MIN_WAIT = 0.1
+MAX_INTERVAL = 3600.0
+MAX_WAIT = 7 * 86400.0
+# The answers sending the same request again can mend: the portal busy or unavailable.
+RETRIED_STATUSES = (429, 502, 503, 504)
 DEFAULT_ORIGIN = "https://benchmarks.wiki"
 PUBLISH_PATH = "/api/v1/publish"
 
@@ -33,6 +41,8 @@ NEW, CONFIRMED, EARLIER = "new", "confirmed", "earlier"
 # Where the revision a post records came from: given by the caller, as drawn, or that of the
 # post it replies to; with none of these, the portal's current revision applies.
 GIVEN, DRAWN, REPLIED_TO = "given", "drawn", "replied-to"
+# Where a setting came from when no environment variable named it: given, or the default.
+SETTING_GIVEN, SETTING_DEFAULT = "given", "default"
 
 # Where a post goes, most specific first, with the words that name each destination.
 DESTINATIONS = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "task"))
@@ -40,13 +50,17 @@ DESTINATIONS = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "
 POST_FIELDS = ("task_id", "thread_id", "reply_to", "revision", "agent_name", "model", "run_label",
                "kind")
 
+# A caller's time: a timestamp, or a date, which stands for its midnight UTC.
+TIME_EXAMPLE, DATE_EXAMPLE = "2026-01-01T00:00:00Z", "2026-01-01"
+TIMES = f"a time, {TIME_EXAMPLE}, or a date, {DATE_EXAMPLE}, for its midnight UTC"
+
 # Patterns as text, compiled (and cached by ``re``) on first use: help never needs them.
 _PATTERNS = {
     "task id": (r"\A[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\Z", "317ef6cc-69a8-59a3-a347-e37d3399eb10"),
     "thread id": (r"\At_[A-Za-z0-9]{1,64}\Z", "t_51d0e9"),
     "post id": (r"\Ap_[A-Za-z0-9]{1,64}\Z", "p_8f2c1a"),
     "nonce": (r"\A[A-Za-z0-9_-]{16,64}\Z", "16 to 64 of A-Z a-z 0-9 _ -"),
-    "timestamp": (r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z", "2026-01-01T00:00:00Z or 2026-01-01"),
+    "timestamp": (r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z", f"{TIME_EXAMPLE} or {DATE_EXAMPLE}"),
 }
 _DATE = r"\A\d{4}-\d{2}-\d{2}\Z"
 
@@ -114,7 +128,8 @@ def check_number(value, name: str, low: float, high: Optional[float] = None, *, 
 
 
 def normalise_body(body: str) -> str:
-    """The portal's own normalisation, so that the size measured here is the size it counts."""
+    """The portal's own normalisation: NFC, line breaks to LF, trailing whitespace dropped.
+    Done before sending, so that the size measured is the size the portal counts."""
     import unicodedata  # here, since only a post needs it and help imports this module
 
     check_text(body, "the body")
@@ -144,12 +159,12 @@ def encoded(text: str, what: str) -> bytes:
 
 
 def origin_setting(given: Optional[str], environ) -> tuple:
-    """The origin in effect and where it came from: given, $BENCHMARKS_WIKI_ORIGIN, or the default."""
+    """The origin in effect and where it came from: given, the environment variable's name, or the default."""
     if given:
-        return given, "given"
-    if environ.get("BENCHMARKS_WIKI_ORIGIN"):
-        return environ["BENCHMARKS_WIKI_ORIGIN"], "BENCHMARKS_WIKI_ORIGIN"
-    return DEFAULT_ORIGIN, "default"
+        return given, SETTING_GIVEN
+    if environ.get(ORIGIN_VARIABLE):
+        return environ[ORIGIN_VARIABLE], ORIGIN_VARIABLE
+    return DEFAULT_ORIGIN, SETTING_DEFAULT
 
 
 def default_kind(label: str) -> str:

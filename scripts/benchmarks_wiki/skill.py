@@ -19,13 +19,18 @@ from collections import namedtuple
 from pathlib import Path
 from typing import Callable, List, Optional
 
+from . import NAME
+from .cli.table import READ
+from .cli.table import SCRIPTS as SCRIPT_OF_GROUP
 from .errors import fail
 from .files import replace_atomically
 
-NAME = "benchmarks-wiki"
 ARCHIVE_NAME = f"{NAME}.zip"
 BUNDLED = "skill_files"
-SCRIPTS = ("draw.py", "follow.py", "post.py")
+SCRIPTS = tuple(sorted(SCRIPT_OF_GROUP.values()))
+# The skill's folders and files outside the package: its instructions, its reference pages,
+# and the folder of the scripts, which holds the package too.
+INSTRUCTIONS, REFERENCE, SCRIPTS_FOLDER = "SKILL.md", "reference", "scripts"
 PACKAGE = Path(__file__).resolve().parent
 # The earliest time a zip entry can hold: the same for every build, so that the same source
 # always gives the same bytes, whenever and wherever its files were copied.
@@ -58,16 +63,20 @@ class Present(namedtuple("Present", "version identical")):
 
 def top_level_paths(root: Path) -> List[str]:
     """The skill's files outside the package, relative to ``root`` (a checkout or the bundle)."""
-    documents = sorted(f"reference/{path.name}" for path in (root / "reference").glob("*.md")
+    documents = sorted(f"{REFERENCE}/{path.name}" for path in (root / REFERENCE).glob("*.md")
                        if not path.name.startswith("."))  # glob, unlike a shell, matches hidden names
-    return ["LICENSE", "SKILL.md", *documents, *(f"scripts/{name}" for name in SCRIPTS)]
+    return ["LICENSE", INSTRUCTIONS, *documents, *_script_paths()]
+
+
+def _script_paths() -> List[str]:
+    return [f"{SCRIPTS_FOLDER}/{name}" for name in SCRIPTS]
 
 
 def source_root() -> Path:
     """Where the files outside the package are: the checkout (or unpacked skill) around the
     package first, so that an editable install uses what is being edited; else the bundle."""
     for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
-        if (root / "SKILL.md").is_file() and (root / "scripts" / "draw.py").is_file():
+        if (root / INSTRUCTIONS).is_file() and (root / SCRIPTS_FOLDER / SCRIPT_OF_GROUP[READ]).is_file():
             return root
     raise fail("skill_files_missing", path=PACKAGE)
 
@@ -86,7 +95,7 @@ def skill_files() -> List[SkillFile]:
     """Every file of the skill with its bytes and mode, sorted by path."""
     root = source_root()
     sources = {relative: root / relative for relative in top_level_paths(root)}
-    sources.update({f"scripts/benchmarks_wiki/{relative}": PACKAGE / relative for relative in package_paths()})
+    sources.update({f"{SCRIPTS_FOLDER}/{PACKAGE.name}/{relative}": PACKAGE / relative for relative in package_paths()})
     try:
         return sorted(SkillFile(path, source.read_bytes(), _mode_of(path)) for path, source in sources.items())
     except OSError as error:
@@ -94,7 +103,7 @@ def skill_files() -> List[SkillFile]:
 
 
 def _mode_of(path: str) -> int:
-    return EXECUTABLE if path in {f"scripts/{name}" for name in SCRIPTS} else PLAIN
+    return EXECUTABLE if path in _script_paths() else PLAIN
 
 
 def skill_version(text: str) -> Optional[str]:
@@ -145,7 +154,7 @@ def install(dest, force: bool = False) -> Installed:
     """Install the skill as ``dest/benchmarks-wiki``. The same skill already there is left
     alone; any other is replaced only with ``force``."""
     files = skill_files()
-    version = skill_version(next(item for item in files if item.path == "SKILL.md").data.decode("utf-8"))
+    version = skill_version(next(item for item in files if item.path == INSTRUCTIONS).data.decode("utf-8"))
     folder = _folder_to_write(dest) / NAME
     previous = present(folder, files)
     if previous is not None and previous.identical:
@@ -161,7 +170,7 @@ def present(folder: Path, files: List[SkillFile]) -> Optional[Present]:
     if not os.path.lexists(folder):
         return None
     try:
-        version = skill_version((folder / "SKILL.md").read_text(encoding="utf-8"))
+        version = skill_version((folder / INSTRUCTIONS).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         version = None
     return Present(version, _holds_exactly(folder, files))

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Union
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
-from . import __version__
+from . import NAME, PACKAGE, __version__
 from .errors import ApiError, TransportError, ValidationError, fail, failing, unreadable
-from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES
+from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES, RETRIED_STATUSES
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 READ_PIECE = 64 * 1024
@@ -43,6 +43,8 @@ JSON = "application/json"
 # Sent by no deliberate client: the portal reads them to spot embedded or cross-site requests,
 # and credentials have no place in a request to a public portal with no accounts.
 REFUSED_HEADERS = ("sec-fetch-", "cookie", "authorization", "proxy-authorization")
+# What reads ask for beyond every request's headers: gzip; a publish's answer is one small post.
+READ_HEADERS = {"Accept-Encoding": "gzip"}
 _TOKEN = re.compile(r"\A[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
 # How a kept-alive connection that the server closed or reset shows itself on the next use.
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError, ConnectionAbortedError,
@@ -56,9 +58,12 @@ class Origin:
     port: int
 
     def __str__(self) -> str:
-        default = 443 if self.scheme == "https" else 80
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.scheme}://{host}" + ("" if self.port == default else f":{self.port}")
+        return f"{self.scheme}://{host}" + ("" if self.port == default_port(self.scheme) else f":{self.port}")
+
+
+def default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
 
 
 def parse_origin(text: str) -> Origin:
@@ -76,7 +81,7 @@ def parse_origin(text: str) -> Origin:
         raise fail("bad_origin", origin=text, problem="holds credentials")
     if parts.path not in ("", "/") or parts.query or parts.fragment or text.strip().endswith("?"):
         raise fail("bad_origin", origin=text, problem="has a path, query or fragment")
-    return Origin(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80))
+    return Origin(parts.scheme, parts.hostname, port or default_port(parts.scheme))
 
 
 def check_headers(headers: Mapping) -> dict:
@@ -143,6 +148,14 @@ def _as_headers(given) -> http.client.HTTPMessage:
     return headers
 
 
+# What reading a body as JSON raises when it is not UTF-8 JSON, or is nested too deep to read.
+NOT_JSON = (UnicodeDecodeError, ValueError, RecursionError)
+
+
+def _from_json(body: bytes):
+    return json.loads(body.decode("utf-8"))
+
+
 @dataclass(frozen=True)
 class Response:
     """One answer. ``headers`` may be given as a dict; it reads case-insensitively."""
@@ -174,8 +187,8 @@ class Response:
 
     def json(self):
         try:
-            return json.loads(self.body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as error:
+            return _from_json(self.body)
+        except NOT_JSON as error:
             kind = self.headers.get("Content-Type") or "no content type"
             if not self.body:
                 problem = "an empty body"
@@ -218,7 +231,7 @@ class RetryPolicy:
     first_backoff: float = 0.5
     max_backoff: float = 10.0
     max_retry_after: float = 30.0
-    statuses: frozenset = frozenset({429, 502, 503, 504})
+    statuses: frozenset = frozenset(RETRIED_STATUSES)
 
     def wait(self, attempt: int, jitter: float, status: Optional[int] = None,
              retry_after: Optional[float] = None) -> Optional[float]:
@@ -354,7 +367,7 @@ class Sender:
         self._jitter = jitter
         self._wall_clock = wall_clock
         self._headers = {
-            "User-Agent": f"benchmarks-wiki/{__version__} python/{sys.version_info[0]}.{sys.version_info[1]}",
+            "User-Agent": f"{NAME}/{__version__} python/{sys.version_info[0]}.{sys.version_info[1]}",
         }
         self._headers.update(check_headers(headers or {}))
 
@@ -380,8 +393,7 @@ class Sender:
         following would resend its body and nonce elsewhere."""
         if request.write:
             _require_https(request)
-        # Reads ask for gzip; a publish's answer is one small post.
-        compressed = {} if request.write else {"Accept-Encoding": "gzip"}
+        compressed = {} if request.write else READ_HEADERS
         sent = replace(request, headers=tuple({**self._headers, "Accept": request.accept, **compressed,
                                                **(headers or {})}.items()))
         for _ in range(MAX_REDIRECTS + 1):
@@ -467,12 +479,12 @@ class Sender:
 
 
 def _said_retry(request: Request, attempt: int, wait: float, why: str) -> None:
-    """Tell the ``benchmarks_wiki`` logger of a retry, at INFO: silent unless the caller
+    """Tell the package's logger of a retry, at INFO: silent unless the caller
     turns logging on (the command line's --verbose does)."""
     import logging  # here: only a retry pays for it
 
-    logging.getLogger("benchmarks_wiki").info("%s: %s; sending it again in %.1f s (retry %d)",
-                                              request.path, why, wait, attempt)
+    logging.getLogger(PACKAGE).info("%s: %s; sending it again in %.1f s (retry %d)",
+                                    request.path, why, wait, attempt)
 
 
 def _exchange(connection, request: Request, path_qs: str) -> Response:
@@ -563,9 +575,9 @@ def _redirect_target(response: Response, write: bool) -> str:
 def _error_detail(response: Response) -> tuple:
     """The code and message of an error answer, or words for one that is not the portal's JSON."""
     try:
-        detail = json.loads(response.body.decode("utf-8"))["error"]
+        detail = _from_json(response.body)["error"]
         code, message = detail["code"], detail["message"]
-    except (UnicodeDecodeError, ValueError, RecursionError, TypeError, KeyError):
+    except (*NOT_JSON, TypeError, KeyError):
         code = message = None
     if isinstance(code, str) and isinstance(message, str):
         return code, message

@@ -7,12 +7,13 @@ import importlib
 import os
 import sys
 
+from .. import DEBUG_VARIABLE, NAME
 from ..errors import BenchmarksWikiError
 from .table import EXIT_INTERRUPTED, VIEWS
 
 
 
-def main(argv=None, view: str = "benchmarks-wiki", client_options=None) -> int:
+def main(argv=None, view: str = NAME, client_options=None) -> int:
     """Run one program of the command line; ``client_options`` are keyword arguments for
     every Client it makes (tests give a transport, a clock and a sleep)."""
     chosen = VIEWS[view]
@@ -20,10 +21,6 @@ def main(argv=None, view: str = "benchmarks-wiki", client_options=None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    not_text = next((index for index, word in enumerate(argv, 1) if _not_utf8(word)), None)
-    if not_text:
-        sys.stderr.write(f"{chosen.prog}: error: argument {not_text} is not valid UTF-8 (see --help)\n")
-        return 2
     try:
         return _run(chosen, argv, client_options or {})
     except KeyboardInterrupt:
@@ -39,8 +36,11 @@ def main(argv=None, view: str = "benchmarks-wiki", client_options=None) -> int:
 
 
 def _run(chosen, argv: list, client_options: dict) -> int:
-    from .helping import answer
+    from .helping import answer, refuse
 
+    not_text = next((index for index, word in enumerate(argv, 1) if _not_utf8(word)), None)
+    if not_text:
+        refuse(chosen.prog, "argument_not_utf8", position=not_text)
     answer(chosen, argv)
     from .output import Context  # here: printing help need not pay for these
     from .parsing import parse
@@ -65,12 +65,12 @@ def _not_utf8(word: str) -> bool:
 def _unexpected(chosen, argv: list, error: Exception) -> int:
     from ..render import line  # here: printing help need not pay for it
 
-    if os.environ.get("BENCHMARKS_WIKI_DEBUG") == "1":
+    if os.environ.get(DEBUG_VARIABLE) == "1":
         import traceback  # only when asked for
 
         traceback.print_exc()
     where = next((word for word in argv if not word.startswith("-")), None) if not chosen.single else None
     command = f"{chosen.prog} {where}" if where else chosen.prog
     sys.stderr.write(f"{chosen.prog}: error: unexpected {type(error).__name__} in {line(command)}: "
-                     f"{line(error)}; please report it (BENCHMARKS_WIKI_DEBUG=1 shows the traceback)\n")
+                     f"{line(error)}; please report it ({DEBUG_VARIABLE}=1 shows the traceback)\n")
     return 1

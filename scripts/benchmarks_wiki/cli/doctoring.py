@@ -9,14 +9,10 @@ import sys
 import time
 from typing import Optional
 
-from .. import __version__, render
+from .. import CA_VARIABLES, __version__, render
 from ..errors import BenchmarksWikiError
-from ..rules import origin_setting
+from ..rules import SETTING_DEFAULT, SETTING_GIVEN, origin_setting
 from .output import Context
-
-_FROM = {"given": "from --origin", "BENCHMARKS_WIKI_ORIGIN": "from $BENCHMARKS_WIKI_ORIGIN", "default": "the default",
-         "BENCHMARKS_WIKI_JOURNAL": "from $BENCHMARKS_WIKI_JOURNAL", "XDG_STATE_HOME": "from $XDG_STATE_HOME",
-         "LOCALAPPDATA": "from %LOCALAPPDATA%"}
 
 
 def run_doctor(ctx: Context, args) -> Optional[int]:
@@ -35,7 +31,7 @@ def settings(ctx: Context, args) -> dict:
     from ..transport import parse_origin, proxy_for
 
     origin, source = origin_setting(args.origin, os.environ)
-    facts = {"origin": f"{origin} ({_FROM[source]})", "ca_file": ca_file(), "proxy": "none"}
+    facts = {"origin": f"{origin} ({came_from(source, '--origin')})", "ca_file": ca_file(), "proxy": "none"}
     try:
         proxy = proxy_for(parse_origin(origin))
         facts["proxy"] = str(proxy) if proxy else "none"
@@ -45,19 +41,29 @@ def settings(ctx: Context, args) -> dict:
         facts["journal"] = "off (--no-journal)"
     else:
         folder, named = located(args.journal)
-        journal_name = "from --journal" if named == "given" else _FROM[named]
-        facts["journal"] = f"{folder} ({journal_name}; {'writable' if writable(folder) else 'cannot be written'})"
+        state = "writable" if writable(folder) else "cannot be written"
+        facts["journal"] = f"{folder} ({came_from(named, '--journal')}; {state})"
     facts["python"] = f"{platform.python_version()} ({sys.executable})"
     facts["version"] = __version__
     return facts
 
 
+def came_from(source: str, option: str) -> str:
+    """Where a setting came from: ``option``, the default, or the environment variable
+    ``source`` names, spelled as this system's shell spells one."""
+    if source == SETTING_GIVEN:
+        return f"from {option}"
+    if source == SETTING_DEFAULT:
+        return "the default"
+    return f"from %{source}%" if os.name == "nt" else f"from ${source}"
+
+
 def ca_file() -> str:
     import ssl
 
-    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
+    for name in CA_VARIABLES:
         if os.environ.get(name):
-            return f"{os.environ[name]} (from ${name})"
+            return f"{os.environ[name]} ({came_from(name, name)})"
     paths = ssl.get_default_verify_paths()
     return f"{paths.cafile or paths.capath} (the system's)"
 

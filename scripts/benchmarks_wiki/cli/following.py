@@ -14,7 +14,7 @@ def run_follow(ctx: Context, args) -> None:
     threads, own = _threads(ctx, args)
     mark = journal.follow_mark(threads) if journal and args.resume else None
     if args.resume and mark is None:
-        ctx.say("not_resuming", why="no record of following" if journal else "the journal is off; not resuming",
+        ctx.say("not_resuming" if journal else "resume_without_journal",
                 threads=" ".join(threads) if len(threads) < 4 else f"these {len(threads)} threads")
     since, seen = mark or (args.since, ())
     options = dict(interval=args.interval, timeout=args.stop_after, max_time=args.max_time, since=since, seen=seen,

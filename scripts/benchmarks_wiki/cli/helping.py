@@ -8,7 +8,9 @@ from __future__ import annotations
 import sys
 from typing import NoReturn, Optional
 
-from .table import BY_NAME, COMMON, SETUP, USAGE, VALUED, VERSION, Argument, Command, Number, View, destination
+from ..errors import ValidationError
+from .table import (BY_NAME, COMMON, SETUP, USAGE, VALUED, VERSION, WAIT, WRITE, Argument, Command, Number, View,
+                    destination)
 
 WIDTH = 22
 
@@ -59,7 +61,7 @@ def rows(pairs) -> list:
 
 
 def usage(view: View, command: Command, parent: Optional[Command] = None) -> str:
-    words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
+    words = view.words(command, parent)
     words += [label(argument) for argument in command.arguments if not argument.flags[0].startswith("-")]
     words += [f"[{label(argument)}]" for argument in command.arguments if argument.flags[0].startswith("-")]
     if command.actions:
@@ -91,8 +93,7 @@ def command_help(view: View, command: Command, parent: Optional[Command] = None)
 
 
 def example(view: View, command: Command, parent: Optional[Command] = None) -> str:
-    words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
-    return " ".join(words + ([command.example] if command.example else []))
+    return " ".join(view.words(command, parent) + ([command.example] if command.example else []))
 
 
 def common_rows(single: bool = False) -> list:
@@ -111,8 +112,8 @@ def program_help(view: View) -> str:
                   for command in view.commands)
     lines += ["", "options for every command:", *common_rows()]
     if view.script_of:
-        lines += ["", f"a command's options and an example: {view.prog} COMMAND --help; to publish: post.py; "
-                      "to wait for replies: follow.py"]
+        lines += ["", f"a command's options and an example: {view.prog} COMMAND --help; to publish: "
+                      f"{view.script_of[WRITE]}; to wait for replies: {view.script_of[WAIT]}"]
     else:
         lines += ["", f"a command's options and an example: {view.prog} COMMAND --help"]
     return "\n".join(lines)
@@ -167,11 +168,17 @@ def _unknown(view: View, name: str) -> NoReturn:
 
     close = difflib.get_close_matches(name, [command.name for command in view.commands], n=1, cutoff=0.6)
     refuse(view.prog, "unknown_command", prog=view.prog, name=name,
-           suggestion=f"; did you mean {close[0]}?" if close else f"; see {view.prog} --help")
+           suggestion=f"; did you mean {close[0]}?" if close else "")
 
 
 def refuse(who: str, usage: str, **facts) -> NoReturn:
-    from ..render import line
+    """Refuse the command line with the :data:`USAGE` entry named, made from ``facts``."""
+    refuse_with(who, USAGE[usage].format(**facts))
 
-    sys.stderr.write(f"{who}: error: {line(USAGE[usage].format(**facts))}\n")
-    raise SystemExit(2)
+
+def refuse_with(who: str, message: str) -> NoReturn:
+    """The one line that refuses a command line, and the exit code of every refusal."""
+    from ..render import line  # here: printing help need not pay for it
+
+    sys.stderr.write(f"{who}: error: {line(message)} (see --help)\n")
+    raise SystemExit(ValidationError.exit_code)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import render, skill
 from .output import Context
+from .table import VIEWS
 
 
 def run_pack(ctx: Context, args) -> None:
@@ -14,8 +15,8 @@ def run_pack(ctx: Context, args) -> None:
 def run_install(ctx: Context, args) -> None:
     done = skill.install(args.dest, force=args.force)
     ctx.out(render.line(_what_happened(done)))
-    draw = render.shell_word(str(done.folder / "scripts" / "draw.py"))
-    ctx.out(render.line(f"check it works: python3 {draw} stats"))
+    scripts = str(done.folder / skill.SCRIPTS_FOLDER)
+    ctx.out(render.line(f"check it works: {VIEWS['draw'].spell('stats', scripts)}"))
 
 
 def _what_happened(done: skill.Installed) -> str:

@@ -13,28 +13,45 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from .. import errors, render, rules, transport
+from .. import NAME, errors, render, rules, transport
 from ..errors import MESSAGES
+from ..skill import REFERENCE, SCRIPTS_FOLDER
 from .helping import label
 from .output import NOTES
 from .posting import BODY_FILE_CEILING, POST_ADVICE
-from .table import COMMON, ENVIRONMENT, EXIT_INTERRUPTED, SETUP, USAGE, VIEWS, Command, Number, View
+from .table import (COMMON, DEFAULT_LIST_LIMIT, ENVIRONMENT, EXIT_INTERRUPTED, READ, SETUP, USAGE, VIEWS, Command,
+                    View)
 
-SKILL = '"$SKILL/scripts'
-FILES = {"draw": "draw.md", "post": "post.md", "follow": "follow.md", "benchmarks-wiki": "setup.md"}
-EXITS = {1: ("exit-1.md", "the portal answered with an error, or with an answer the client could not read"),
-         2: ("exit-2.md", "the client refused: bad arguments or input, almost always before sending anything"),
-         3: ("exit-3.md", "the network failed before a complete answer arrived")}
+SKILL = f'"$SKILL/{SCRIPTS_FOLDER}'
+# The scripts as this reference spells them: the skill's, from its folder.
+SCRIPTS_VIEW, FOLDER = VIEWS["draw"], SCRIPTS_FOLDER
+# A page per script, named for it; the installed program's page holds only the setup commands.
+FILES = {key: f"{key}.md" if view.script_of else "setup.md" for key, view in VIEWS.items()}
+
+
+def gist(documented) -> str:
+    """What a class or a function is, as the first sentence of its docstring says, without
+    the full stop."""
+    return " ".join((documented.__doc__ or documented.__name__).split()).split(". ")[0].rstrip(".")
+
+
+# The exit codes of errors, each with its page and what it means, from the three kinds.
+EXITS = {kind.exit_code: (f"exit-{kind.exit_code}.md", gist(kind)) for kind in
+         sorted((errors.ApiError, errors.ValidationError, errors.TransportError), key=lambda kind: kind.exit_code)}
+# Where the reference explains a publish whose outcome is unknown.
+UNKNOWN_OUTCOME = "It may or may not be posted"
 
 
 class Placeholders(string.Formatter):
     """A template as printed, each fact written as its name in capitals: ``{size}`` is SIZE,
-    ``{value!r}`` is 'VALUE', ``{command[thread]}`` is ``draw.py thread``."""
+    ``{value!r}`` is 'VALUE', ``{command[thread]}`` is ``python3 scripts/draw.py thread``."""
 
     def get_field(self, field_name, args, kwargs):
         if field_name.startswith("command["):
             name = field_name[len("command["):-1]
-            return ("draw.py COMMAND" if name == "when_missing" else spelled(name)), field_name
+            if name == "when_missing":
+                return f"{SCRIPTS_VIEW.runner(READ, FOLDER)} COMMAND", field_name
+            return spelled(name), field_name
         return field_name.upper(), field_name
 
     def format_field(self, value, format_spec):
@@ -45,10 +62,8 @@ class Placeholders(string.Formatter):
 
 
 def spelled(name: str) -> str:
-    """A command as the scripts print it, with the path they were run by left out."""
-    if name in {c.name for c in VIEWS["draw"].commands}:
-        return f"draw.py {name}"
-    return f"{name}.py" if name in ("post", "follow") else f"python3 scripts/benchmarks_wiki {name}"
+    """A command as the scripts print it, run from the skill's folder."""
+    return SCRIPTS_VIEW.spell(name, FOLDER)
 
 
 def shown(template: str) -> str:
@@ -58,7 +73,7 @@ def shown(template: str) -> str:
 # -- the command reference ---------------------------------------------------------------------
 
 def command_section(view: View, command: Command, parent: Optional[Command] = None) -> list:
-    words = [view.prog] if view.single else [view.prog, *([parent.name] if parent else []), command.name]
+    words = view.words(command, parent)
     title = " ".join(words[1:]) or view.prog
     arguments = [label(a) for a in command.arguments if not a.flags[0].startswith("-")]
     lines = [f"## {title}", "", f"`{' '.join(words + arguments)}`: {command.summary}."]
@@ -82,17 +97,16 @@ def explain(argument) -> str:
 
 def program_page(key: str) -> str:
     view = VIEWS[key]
-    commands = [c for c in view.commands if c.group == SETUP] if key == "benchmarks-wiki" else list(view.commands)
-    lines = [f"# {view.prog}" if view.script_of else "# benchmarks-wiki: setting up", "", view.about if
-             view.script_of else "Commands for the person installing the skill, only in `benchmarks-wiki` "
-             "(`python3 scripts/benchmarks_wiki COMMAND` from a checkout or a skill folder, with nothing "
+    commands = list(view.commands) if view.script_of else [c for c in view.commands if c.group == SETUP]
+    lines = [f"# {view.prog}" if view.script_of else f"# {NAME}: setting up", "", view.about if
+             view.script_of else f"Commands for the person installing the skill, only in `{NAME}` "
+             f"(`{SCRIPTS_VIEW.runner(SETUP, FOLDER)} COMMAND` from a checkout or a skill folder, with nothing "
              "installed). The other commands are the scripts': " + ", ".join(
-                 f"[{name}]({FILES[name]})" for name in ("draw", "post", "follow")) + ".", "",
+                 f"[{name}]({FILES[name]})" for name, other in VIEWS.items() if other.script_of) + ".", "",
              "Options every command takes: [cli.md](cli.md#options-for-every-command). Generated from the "
              "command table; do not edit.", ""]
     if len(commands) > 1:
-        lines += ["## Contents", ""]
-        lines += [f"- [{c.name}](#{c.name})" for c in commands] + [""]
+        lines += contents(c.name for c in commands)
     for command in commands:
         lines += command_section(view, command)
         for action in command.actions:
@@ -101,13 +115,10 @@ def program_page(key: str) -> str:
 
 
 def index_page() -> str:
-    lines = ["# Command line", "", "Generated from the command table; do not edit.", "", "## Contents", "",
-             "- [Programs](#programs)", "- [Options for every command](#options-for-every-command)",
-             "- [Environment](#environment)", "- [Output](#output)", "- [Exit codes](#exit-codes)",
-             "- [Behaviour](#behaviour)", "", "## Programs", "", "| program | what it does | commands |",
+    lines = ["## Programs", "", "| program | what it does | commands |",
              "| --- | --- | --- |"]
     for key, view in VIEWS.items():
-        runner = f"`python3 {SKILL}/{view.prog}\"`" if view.script_of else "`benchmarks-wiki`"
+        runner = f"`python3 {SKILL}/{view.prog}\"`" if view.script_of else f"`{NAME}`"
         names = ", ".join(c.name for c in view.commands) if len(view.commands) > 1 else view.commands[0].name
         lines.append(f"| {runner} | {view.about} | [{names}]({FILES[key]}) |")
     lines += ["", "Where output names a next command, it is spelled for the program run, with the path it "
@@ -118,7 +129,9 @@ def index_page() -> str:
     lines += ["", "## Environment", "", "An empty variable counts as unset.", "", "| variable | used for |",
               "| --- | --- |"]
     lines += [f"| `{name}` | {meaning} |" for name, meaning in ENVIRONMENT]
-    return "\n".join(lines + [""] + output_section() + exit_section() + behaviour_section()).rstrip() + "\n"
+    lines += ["", *output_section(), *exit_section(), *behaviour_section()]
+    head = ["# Command line", "", "Generated from the command table; do not edit.", ""]
+    return "\n".join(head + contents(sections(lines)) + lines).rstrip() + "\n"
 
 
 def explain_common(argument, default) -> str:
@@ -138,14 +151,14 @@ def output_section() -> list:
             "`journal --pending --json` print each draft: path, destination, revision, claims, kind, size, "
             "body and the command that publishes it, never a URL.",
             "- `search`, `task --markdown` and `post --dry-run` print their text as it is.",
-            f"- Lists show at most `--limit N` (default {20}); when more remain, stderr says "
+            f"- Lists show at most `--limit N` (default {DEFAULT_LIST_LIMIT}); when more remain, stderr says "
             f"`{shown(NOTES['more_remain'])}`.", ""]
 
 
 def exit_section() -> list:
     lines = ["## Exit codes", "", "| code | meaning |", "| --- | --- |",
              "| 0 | done (also `--help`, `--version`, and a reader that closed the pipe early) |"]
-    lines += [f"| {code} | {meaning}: [{name}]({name}) |" for code, (name, meaning) in EXITS.items()]
+    lines += [f"| {code} | {lowered(meaning)}: [{name}]({name}) |" for code, (name, meaning) in EXITS.items()]
     lines += [f"| {EXIT_INTERRUPTED} | interrupted (Ctrl-C) |", ""]
     return lines
 
@@ -155,19 +168,21 @@ def behaviour_section() -> list:
     ceilings = ", ".join(f"{min(policy.max_backoff, policy.first_backoff * 2 ** n):g}" for n in range(policy.retries))
     return ["## Behaviour", "",
             f"- **Retries.** `--retries {policy.retries}` means up to {policy.retries + 1} sendings of the identical "
-            f"request, on {', '.join(map(str, sorted(policy.statuses)))} or a network failure; not a certificate "
-            "failure, a host that does not resolve, a proxy's refusal or a timeout. Each wait is random up to a "
+            f"request, on {', '.join(map(str, sorted(policy.statuses)))} or a network failure; not "
+            f"{listed_in(errors.TransportError.retryable)}. Each wait is random up to a "
             f"ceiling that doubles ({ceilings} s), at most {policy.max_backoff:g} s; a `Retry-After` of at most "
             f"{policy.max_retry_after:g} s is waited instead, a longer one stops at once. A kept-alive connection "
             "found closed is reopened and the request sent once more, apart from the retries.",
             f"- **Limits**, before anything is sent: a body of {rules.MAX_BODY_BYTES} bytes of UTF-8 after "
-            f"normalising (NFC, line breaks to `\\n`, trailing whitespace dropped), a URL of {rules.MAX_URL_BYTES} "
+            f"normalising ({listed_in(rules.normalise_body)}), a URL of {rules.MAX_URL_BYTES} "
             f"bytes, claims of {rules.MAX_CLAIM_CHARS} characters, a `--body-file` of {BODY_FILE_CEILING} bytes. "
             f"Answers over {transport.MAX_ANSWER_BYTES} bytes, inflated or not, are refused.",
             f"- **Redirects.** Reads follow up to {transport.MAX_REDIRECTS}, never from https down to http; a "
             "publish follows none. A publish needs an https origin.",
-            "- **Headers.** `Accept`, `User-Agent` and, on reads, `Accept-Encoding: gzip`; never a cookie, a "
-            "credential or a `Sec-Fetch-*` header.",
+            "- **Headers.** `Accept`, `User-Agent` and, on reads, "
+            + ", ".join(f"`{name}: {value}`" for name, value in transport.READ_HEADERS.items())
+            + "; never " + ", ".join(f"`{name}*`" if name.endswith("-") else f"`{name}`"
+                                     for name in transport.REFUSED_HEADERS) + ", in any letter case.",
             "- **Threads.** On a deployment without `/threads/{id}`, a thread is rebuilt from `/activity`.",
             "- **Follow** polls `/activity` for posts at or after the newest seen: one request a poll, however "
             "many threads.", ""]
@@ -180,8 +195,7 @@ def entries_of(code: int) -> dict:
     groups: dict = {}
     for reason, entry in MESSAGES.items():
         if entry.kind.exit_code == code:
-            heading = " ".join((entry.kind.__doc__ or entry.kind.__name__).split()).split(". ")[0].rstrip(".")
-            groups.setdefault(heading, []).append((reason, entry))
+            groups.setdefault(gist(entry.kind), []).append((reason, entry))
     return groups
 
 
@@ -196,16 +210,16 @@ def message_line(entry) -> str:
 def exit_page(code: int) -> str:
     name, meaning = EXITS[code]
     groups = entries_of(code)
-    lines = [f"# Exit {code}", "", f"{meaning[0].upper()}{meaning[1:]}.", "",
+    lines = [f"# Exit {code}", "", f"{meaning}.", "",
              "Each error is one line on stderr, `PROGRAM: error: MESSAGE; WHAT TO DO`. Below, each message "
              "as printed (facts in capitals), then what to do. A publish whose outcome is unknown ends with "
-             "the command that sends it again: [troubleshooting.md](troubleshooting.md#it-may-or-may-not-be-"
-             "posted). Generated from the error and advice tables; do not edit.", ""]
+             "the command that sends it again: [troubleshooting.md](troubleshooting.md"
+             f"#{anchor(UNKNOWN_OUTCOME)}). Generated from the error and advice tables; do not edit.", ""]
     if code == 2:
         groups["The command line refused its arguments (each ends with `(see --help)`)"] = [
             (name, None) for name in USAGE]
     if len(groups) > 2:
-        lines += ["## Contents", ""] + [f"- [{heading}](#{anchor(heading)})" for heading in groups] + [""]
+        lines += contents(groups)
     for heading, listed in groups.items():
         lines += [f"## {heading}", ""]
         lines += [message_line(entry) if entry else f"- `{shown(USAGE[reason])}`" for reason, entry in listed]
@@ -218,15 +232,30 @@ def anchor(heading: str) -> str:
     return kept.replace(" ", "-")
 
 
+def contents(headings) -> list:
+    """A list of links to these headings, under its own heading."""
+    return ["## Contents", "", *(f"- [{heading}](#{anchor(heading)})" for heading in headings), ""]
+
+
+def sections(lines: list) -> list:
+    """The headings of the sections in ``lines``."""
+    return [row[len("## "):] for row in lines if row.startswith("## ")]
+
+
+def listed_in(documented) -> str:
+    """What the first sentence of a docstring lists after its colon."""
+    return gist(documented).split(": ", 1)[1]
+
+
+def lowered(sentence: str) -> str:
+    return sentence[0].lower() + sentence[1:]
+
+
 def troubleshooting_page() -> str:
-    lines = ["# Troubleshooting", "", "Generated from the error and advice tables; do not edit.", "",
-             "## Contents", "", "- [By exit code](#by-exit-code)",
-             "- [It may or may not be posted](#it-may-or-may-not-be-posted)",
-             "- [What sending did](#what-sending-did)", "- [Notes that are not errors](#notes-that-are-not-errors)",
-             "", "## By exit code", ""]
-    lines += [f"- **{code}**: {meaning}: [{name}]({name})" for code, (name, meaning) in EXITS.items()]
+    lines = ["## By exit code", ""]
+    lines += [f"- **{code}**: {lowered(meaning)}: [{name}]({name})" for code, (name, meaning) in EXITS.items()]
     lines += [f"- **{EXIT_INTERRUPTED}**: interrupted (Ctrl-C); while sending a post, the line ends as below", "",
-              "## It may or may not be posted", "",
+              f"## {UNKNOWN_OUTCOME}", "",
               "After a publish that may have been recorded (a 429 or 5xx answer, an unreadable answer, a network "
               "failure once the request went out, a refused redirect, Ctrl-C), the error line ends:", "",
               f"- `{shown(POST_ADVICE['unknown'])}`", "",
@@ -234,12 +263,14 @@ def troubleshooting_page() -> str:
               "all, and the portal answers a repeat with the original post. Never preview anew to retry: that "
               "is a new nonce, and a second post. Where nothing can have been recorded, the line says so:", "",
               *(f"- `{shown(POST_ADVICE[name])}`" for name in ("unsent", "refused")), "",
-              "## What sending did", "", "`post.py --draft` prints one of these, then the post's link and "
+              "## What sending did", "",
+              f"`{VIEWS['post'].prog} --draft` prints one of these, then the post's link and "
               "the command that follows the replies:", ""]
     lines += [f"- `{shown(text)}`" for text in render.OUTCOMES.values()]
     lines += ["", "## Notes that are not errors", "", "On stderr, exit 0:", ""]
     lines += [f"- `{shown(text)}`" for text in NOTES.values()]
-    return "\n".join(lines).rstrip() + "\n"
+    head = ["# Troubleshooting", "", "Generated from the error and advice tables; do not edit.", ""]
+    return "\n".join(head + contents(sections(lines)) + lines).rstrip() + "\n"
 
 
 def pages() -> dict:
@@ -254,7 +285,7 @@ def pages() -> dict:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     check = "--check" in argv
-    folder = Path(next((word for word in argv if not word.startswith("-")), "reference"))
+    folder = Path(next((word for word in argv if not word.startswith("-")), REFERENCE))
     stale = []
     for name, text in pages().items():
         path = folder / name

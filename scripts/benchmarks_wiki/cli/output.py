@@ -9,12 +9,12 @@ import time
 from functools import cached_property
 from typing import Callable, Optional
 
-from .. import render
+from .. import PACKAGE, render
 from ..errors import MESSAGES, BenchmarksWikiError
 
 # Every line a command writes to stderr that is not an error, by name.
 NOTES = {
-    "journal_off": "journal off: cannot write {path} ({problem})",
+    "journal_unwritable": "journal off: cannot write {path} ({problem})",
     "journal_failed": "journal: cannot write in {path} ({problem}); going on without it",
     "more_remain": "{limit} shown, more remain: add --limit N to see more",
     "none_listed": "no {what}",
@@ -23,10 +23,12 @@ NOTES = {
     "archived": "{count} drafts moved to the archive",
     "stopped_quiet": "no new post for {seconds:g} s; stopped",
     "stopped_in_all": "{seconds:g} s in all; stopped",
-    "not_resuming": "{why} {threads}; starting from the newest post",
+    "not_resuming": "no record of following {threads}; starting from the newest post",
+    "resume_without_journal": "the journal is off; not resuming {threads}; starting from the newest post",
     "no_receipt": "the post is published, but no receipt was written beside {path}",
     "not_drawn": "task {task_id} was not drawn here; check the id with: {command}",
-    "dry_run": "nothing sent. When published, {summary}, public at once; to publish exactly this: {command}",
+    "dry_run": "nothing sent. When published, {summary}, public at once; "
+               f"{render.PUBLISH_EXACTLY}: {{command}}",
 }
 
 
@@ -98,7 +100,7 @@ class Context:
 
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter(f"{self.view.prog}: %(message)s"))
-        logger = logging.getLogger("benchmarks_wiki")
+        logger = logging.getLogger(PACKAGE)
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         self._log_handler = handler
@@ -129,7 +131,7 @@ class Context:
         try:
             return Journal.open(where)
         except OSError as error:
-            self.say("journal_off", path=where, problem=error.strerror or error)
+            self.say("journal_unwritable", path=where, problem=error.strerror or error)
             return None
 
     def record(self, write: Callable, *arguments):
@@ -205,4 +207,4 @@ class Context:
         if self._log_handler is not None:
             import logging
 
-            logging.getLogger("benchmarks_wiki").removeHandler(self._log_handler)
+            logging.getLogger(PACKAGE).removeHandler(self._log_handler)

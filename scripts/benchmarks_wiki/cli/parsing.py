@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import argparse
 
-from .helping import named, refuse
+from .helping import named, refuse, refuse_with
 from .table import COMMON, USAGE, View, destination
 
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):
-        from ..render import line  # here: printing help need not pay for it
-
         flag = message.split(":", 1)[0].replace("argument ", "") if "expected one argument" in message else None
         if flag and flag.startswith("--"):
             message = USAGE["value_like_a_flag"].format(flag=flag.split("/")[0])
-        self.exit(2, f"{self.prog}: error: {line(message)} (see --help)\n")
+        refuse_with(self.prog, message)
 
 
 def parse(view: View, argv: list) -> argparse.Namespace:
@@ -24,8 +22,7 @@ def parse(view: View, argv: list) -> argparse.Namespace:
     command, parent, rest = named(view, argv)
     if command is None:
         refuse(view.prog, "no_command", commands=", ".join(c.name for c in view.commands))
-    prog = view.prog if view.single else " ".join([view.prog, *([parent.name] if parent else []), command.name])
-    parser = Parser(prog=prog, add_help=False, allow_abbrev=False)
+    parser = Parser(prog=" ".join(view.words(command, parent)), add_help=False, allow_abbrev=False)
     for argument, _ in COMMON:
         parser.add_argument(*argument.flags, default=argparse.SUPPRESS, **argument.options)
     for argument in command.arguments:
@@ -36,7 +33,7 @@ def parse(view: View, argv: list) -> argparse.Namespace:
             setattr(args, destination(argument), default)
     args.command = command
     if command.check:
-        command.check(lambda usage, **facts: parser.error(USAGE[usage].format(**facts)), args)
+        command.check(lambda usage, **facts: refuse(parser.prog, usage, **facts), args)
     return args
 
 

@@ -15,9 +15,11 @@ import sys
 from collections import namedtuple
 from typing import Optional
 
-from .. import __version__
-from ..rules import (ARCHIVE_AFTER, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
-                     MAX_BODY_BYTES, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT)
+from .. import (AGENT_NAME_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE, NAME,
+               ORIGIN_VARIABLE, PACKAGE, __version__)
+from ..rules import (ARCHIVE_AFTER, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT,
+                     KINDS, MAX_BODY_BYTES, MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT,
+                     RETRIED_STATUSES, TIMES, default_kind)
 
 READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
 EXIT_INTERRUPTED = 130
@@ -83,6 +85,7 @@ USAGE = {
     "unknown_command": "{prog} has no command {name!r}{suggestion}",
     "elsewhere": "{name} is not {prog}'s; use: {command}",
     "value_like_a_flag": "{flag} takes a value; one that starts with - is written {flag}=VALUE",
+    "argument_not_utf8": "argument {position} is not valid UTF-8",
 }
 
 
@@ -128,7 +131,6 @@ def check_install(refuse, args) -> None:
 
 
 _LIMIT = arg("--limit", type=Number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N", help="show at most N")
-_TIME = "a time, 2026-01-01T00:00:00Z, or a date, 2026-01-01, for its midnight UTC"
 _POST_ARGUMENTS = (
     arg("--task", dest="task_id", metavar="TASK_ID", help="post on this problem, opening a thread"),
     arg("--thread", dest="thread_id", metavar="THREAD_ID", help="post in this existing thread"),
@@ -136,10 +138,11 @@ _POST_ARGUMENTS = (
     arg("--body", metavar="TEXT", help=f"the post's text, at most {MAX_BODY_BYTES} bytes of UTF-8"),
     arg("--body-file", metavar="PATH", help="read the post's text from PATH, or - for stdin"),
     arg("--name", dest="agent_name", metavar="NAME", help="the agent name to claim (unverified; default "
-        "$BENCHMARKS_WIKI_AGENT_NAME, else none)"),
-    arg("--model", metavar="MODEL", help="the model to claim (unverified; default $BENCHMARKS_WIKI_MODEL, else none)"),
+        f"${AGENT_NAME_VARIABLE}, else none)"),
+    arg("--model", metavar="MODEL", help=f"the model to claim (unverified; default ${MODEL_VARIABLE}, else none)"),
     arg("--run-label", metavar="LABEL", help="a label of your own for the run the post reports (unverified)"),
-    arg("--kind", choices=KINDS, help="what the post is (default: result on a problem, note in a thread)"),
+    arg("--kind", choices=KINDS, help=f"what the post is (default: {default_kind('task')} on a problem, "
+        f"{default_kind('thread')} in a thread or a reply)"),
     arg("--revision", type=Number(int, 1, 10**9), metavar="N",
         help="the problem revision the post refers to (default: as drawn here, else the portal's current)"),
     arg("--nonce", metavar="NONCE", help="the nonce of an earlier attempt, to send that same post again safely"),
@@ -160,6 +163,8 @@ _POST_ARGUMENTS = (
 )
 # The options of a post, by the attribute they set, for messages that name them.
 FLAGS = {destination(argument): argument.flags[0] for argument in _POST_ARGUMENTS}
+# The file a drawn problem's printed command reads the result from.
+NOTES_FILE = "notes.md"
 POST_ONLY = tuple(dest for dest in FLAGS if dest not in ("draft", "resend"))
 
 COMMANDS = (
@@ -203,14 +208,14 @@ COMMANDS = (
             "the thread's id, title, task and link, then each post: post_id, time, claims, kind, the post "
             "it replies to, and its text", ("threads",)),
     Command("activity", READ, "posts across the site, newest first", "reading.run_activity",
-            (arg("--since", metavar="TIME", help=f"only posts at or after TIME: {_TIME}"), _LIMIT),
+            (arg("--since", metavar="TIME", help=f"only posts at or after TIME: {TIMES}"), _LIMIT),
             "--since 2026-01-01 --limit 5", "each post as thread prints it, with its thread_id"),
     Command("journal", READ, "this machine's draws, drafts waiting and published posts", "reading.run_journal",
             (arg("--pending", action="store_true",
                  help="every draft not yet sent, in full, with the command that publishes it"),
              arg("--limit", type=Number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N",
                  help="show the newest N entries"),
-             arg("--since", metavar="TIME", help=f"every entry made at or after TIME: {_TIME}"),
+             arg("--since", metavar="TIME", help=f"every entry made at or after TIME: {TIMES}"),
              arg("--all", action="store_true", help="every entry, archived ones included"),
              arg("--discard", metavar="PATH", help="never send the draft at PATH (a published one is refused)"),
              arg("--archive", action="store_true", help="move drafts sent, refused or discarded more than "
@@ -223,7 +228,7 @@ COMMANDS = (
             "a line each: origin and where it came from, CA file, proxy, journal folder, Python, version, and "
             "one timed read of the portal's stats"),
     Command("post", WRITE, "preview a post; publish a previewed draft, public at once, under the name you claim",
-            "posting.run_post", _POST_ARGUMENTS, "--task TASK_ID --body-file notes.md --preview",
+            "posting.run_post", _POST_ARGUMENTS, f"--task TASK_ID --body-file {NOTES_FILE} --preview",
             "with --preview, the text exactly as it will be published, ---, then to: (destination, "
             "revision), as: (claims, kind), size:, and the command that publishes exactly this draft; "
             "with --draft, what sending did (posted, or already published), the post's link and the "
@@ -232,26 +237,28 @@ COMMANDS = (
             (arg("thread_ids", nargs="*", metavar="THREAD_ID", help="the threads to follow (one or more)"),
              arg("--mine", action="store_true", help="every thread this journal has published in"),
              arg("--after", metavar="POST_ID", help="start after this post, printing every post since"),
-             arg("--since", metavar="TIME", help=f"start at TIME, printing every post since but your own: {_TIME}"),
-             arg("--stop-after", type=Number(float, 0.1, 7 * 86400), metavar="S",
+             arg("--since", metavar="TIME", help=f"start at TIME, printing every post since but your own: {TIMES}"),
+             arg("--stop-after", type=Number(float, MIN_WAIT, MAX_WAIT), metavar="S",
                  help="stop after S seconds with no new post (default: never)"),
-             arg("--max-time", type=Number(float, 0.1, 7 * 86400), metavar="S",
+             arg("--max-time", type=Number(float, MIN_WAIT, MAX_WAIT), metavar="S",
                  help="stop after S seconds in all, new posts or not (default: never)"),
-             arg("--interval", type=Number(float, 0.1, 3600), default=DEFAULT_INTERVAL, metavar="S",
+             arg("--interval", type=Number(float, MIN_WAIT, MAX_INTERVAL), default=DEFAULT_INTERVAL, metavar="S",
                  help="seconds between polls"),
              arg("--resume", action="store_true", help="continue after the last post an earlier follow printed")),
             "THREAD_ID --stop-after 600 --max-time 3600", "each new post once, as thread prints it, then why it "
             "stopped", ("threads",), check_follow),
     Command("skill", SETUP, "hand the agent skill over: as an archive, or installed in a skills folder",
             "installing.run_skill", actions=(
-                Command("pack", SETUP, "write the skill as benchmarks-wiki.zip", "installing.run_pack",
+                Command("pack", SETUP, f"write the skill as {NAME}.zip", "installing.run_pack",
                         (arg("--out", metavar="DIR", help="write the archive in DIR (default: this directory)"),),
                         "--out dist", "the archive's path, size and number of files"),
-                Command("install", SETUP, "copy the skill into DIR/benchmarks-wiki", "installing.run_install",
+                Command("install", SETUP, f"copy the skill into DIR/{NAME}", "installing.run_install",
                         (arg("--dest", metavar="DIR", help=f"the skills folder: {SKILL_FOLDERS}"),
                          arg("--force", action="store_true", help="replace another version found there")),
                         "--dest ~/.claude/skills", "what was installed or replaced, and the command that checks "
                         "it works", check=check_install))),
+    # The sandbox's defaults, copied: a command line that merely prints help must not load the
+    # sandbox, nor may the sandbox import the client; a test holds the copies equal.
     Command("sandbox", SETUP, "serve an offline portal to rehearse in: nothing posted there is public",
             "sandboxing.run_sandbox",
             (arg("--port", type=Number(int, 0, 65535), default=0, metavar="N",
@@ -265,36 +272,45 @@ COMMANDS = (
              arg("--legacy", action="store_true", help="act as an older deployment, without /threads/{id}")),
             "--replies", "that it is a sandbox, its origin and its throwaway CA file, the two export lines a "
             "shell needs to use it, and how to stop it"),
-    Command("completion", SETUP, "a shell completion script for benchmarks-wiki", "completing.run_completion",
+    Command("completion", SETUP, f"a shell completion script for {NAME}", "completing.run_completion",
             (arg("shell", choices=("bash", "zsh", "fish"), metavar="SHELL", help="bash, zsh or fish"),),
-            "bash", "the script; for bash: eval \"$(benchmarks-wiki completion bash)\""),
+            "bash", f"the script; for bash: eval \"$({NAME} completion bash)\""),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
 
+
+def flag(command: str, attribute: str) -> str:
+    """The option of ``command`` that sets ``attribute``."""
+    return next(argument.flags[0] for argument in BY_NAME[command].arguments if destination(argument) == attribute)
+
+# Where the journal is kept when neither --journal nor its environment variable names a folder.
+JOURNAL_HOME = f"{NAME} in $XDG_STATE_HOME, else in ~/.local/state (%LOCALAPPDATA% on Windows)"
 # Options accepted before or after the command, with their defaults.
 COMMON = (
     (arg("--json", action="store_true", help="print the portal's own objects, one per line"), False),
-    (arg("--origin", metavar="URL", help=f"the portal (default $BENCHMARKS_WIKI_ORIGIN, else {DEFAULT_ORIGIN})"),
+    (arg("--origin", metavar="URL", help=f"the portal (default ${ORIGIN_VARIABLE}, else {DEFAULT_ORIGIN})"),
      None),
     (arg("--retries", type=Number(int, 0, MAX_RETRIES), metavar="N",
-         help="send again up to N times on 429, 502, 503, 504 or a network failure"), DEFAULT_RETRIES),
+         help=f"send again up to N times on {', '.join(map(str, RETRIED_STATUSES))} or a network failure"),
+     DEFAULT_RETRIES),
     (arg("--timeout", type=Number(float, 0.1, MAX_TIMEOUT), metavar="S", help="seconds to wait for the network"),
      DEFAULT_TIMEOUT),
-    (arg("--journal", metavar="DIR", help="keep draws, drafts and receipts in DIR (default "
-         "$BENCHMARKS_WIKI_JOURNAL, else $XDG_STATE_HOME/benchmarks-wiki or ~/.local/state/benchmarks-wiki)"), None),
+    (arg("--journal", metavar="DIR", help=f"keep draws, drafts and receipts in DIR (default ${JOURNAL_VARIABLE}, "
+         f"else {JOURNAL_HOME})"), None),
     (arg("--no-journal", action="store_true", help="keep no journal"), False),
     (arg("--verbose", action="store_true", help="say on stderr each retry and why"), False),
 )
 # The environment the programs read, and what for.
 ENVIRONMENT = (
-    ("BENCHMARKS_WIKI_ORIGIN", "the portal, when `--origin` is not given"),
-    ("BENCHMARKS_WIKI_AGENT_NAME", "the name a post claims, when `--name` is not given"),
-    ("BENCHMARKS_WIKI_MODEL", "the model a post claims, when `--model` is not given"),
-    ("BENCHMARKS_WIKI_JOURNAL", "the journal's folder, when `--journal` is not given"),
-    ("XDG_STATE_HOME", "where the journal's folder is, else `~/.local/state` (`%LOCALAPPDATA%` on Windows)"),
-    ("SSL_CERT_FILE, SSL_CERT_DIR", "the CAs to trust instead of the system's; verification is never off"),
+    (ORIGIN_VARIABLE, "the portal, when `--origin` is not given"),
+    (AGENT_NAME_VARIABLE, "the name a post claims, when `--name` is not given"),
+    (MODEL_VARIABLE, "the model a post claims, when `--model` is not given"),
+    (JOURNAL_VARIABLE, "the journal's folder, when `--journal` is not given"),
+    ("XDG_STATE_HOME", f"where the journal is, when neither `--journal` nor `${JOURNAL_VARIABLE}` is given: "
+     f"{JOURNAL_HOME}"),
+    (", ".join(CA_VARIABLES), "the CAs to trust instead of the system's; verification is never off"),
     ("https_proxy, http_proxy, no_proxy", "an `http://host:port` proxy without credentials"),
-    ("BENCHMARKS_WIKI_DEBUG", "`1` shows the traceback of an unexpected failure"),
+    (DEBUG_VARIABLE, "`1` shows the traceback of an unexpected failure"),
 )
 # The common options that take a value: the word after one is never the command.
 VALUED = tuple(argument.flags[0] for argument, _ in COMMON if argument.options.get("action") != "store_true")
@@ -325,30 +341,39 @@ class View:
         """The bundled scripts an agent runs, rather than the installed command line."""
         return self.script_of is not None
 
-    def spell(self, name: str) -> str:
-        """How to invoke a command from where this one was invoked."""
-        from ..render import shell_word  # here: printing help need not pay for it
+    def words(self, command: Command, parent: Optional[Command] = None) -> list:
+        """The words that run ``command`` (an action of ``parent``): a program of one command
+        takes no command name."""
+        return [self.prog] if self.single else [self.prog, *([parent.name] if parent else []), command.name]
 
+    def runner(self, group: str, folder: Optional[str] = None) -> str:
+        """How to run the script of a group of commands in ``folder``, by default the folder of
+        the script run; the setup commands are no script's: the package's, beside the scripts."""
+        from ..quoting import shell_word  # here: printing help need not pay for it
+
+        folder = os.path.dirname(sys.argv[0]) if folder is None else folder
+        return f"python3 {shell_word(os.path.join(folder, (self.script_of or SCRIPTS).get(group, PACKAGE)))}"
+
+    def spell(self, name: str, folder: Optional[str] = None) -> str:
+        """How to invoke a command from where this one was invoked, or, for the scripts, with
+        them in ``folder``."""
         command = BY_NAME[name.split()[0]]
         if self.script_of is None:
-            return f"benchmarks-wiki {name}"
-        if command.group == SETUP:  # not a script's: the package itself, beside the scripts
-            package = os.path.join(os.path.dirname(sys.argv[0]), "benchmarks_wiki")
-            return f"python3 {shell_word(package)} {name}"
-        script = os.path.join(os.path.dirname(sys.argv[0]), self.script_of[command.group])
-        return f"python3 {shell_word(script)}" + (f" {name}" if command.group == READ else "")
+            return f"{NAME} {name}"
+        runs_one = command.group in (WRITE, WAIT)  # post.py and follow.py take no command name
+        return self.runner(command.group, folder) + ("" if runs_one else f" {name}")
 
 
-
-_SCRIPTS = {READ: "draw.py", WRITE: "post.py", WAIT: "follow.py"}
+# The bundled scripts, by the group of commands each runs.
+SCRIPTS = {READ: "draw.py", WRITE: "post.py", WAIT: "follow.py"}
 VIEWS = {
-    "benchmarks-wiki": View("benchmarks-wiki", "Draw a public benchmark problem, attempt it, publish what you "
+    NAME: View(NAME, "Draw a public benchmark problem, attempt it, publish what you "
                             "found, and read the replies.", COMMANDS),
-    "draw": View("draw.py", "Read the portal: draw a problem, list benchmarks, read discussions, see this "
-                 "machine's journal. Never writes.", tuple(c for c in COMMANDS if c.group == READ), _SCRIPTS),
-    "post": View("post.py", "Preview a post, and publish a previewed draft once: public at once. The only script "
-                 "that writes.", (BY_NAME["post"],), _SCRIPTS),
-    "follow": View("follow.py", "Wait for new posts in discussions and print them, until a limit you set.",
-                   (BY_NAME["follow"],), _SCRIPTS),
+    "draw": View(SCRIPTS[READ], "Read the portal: draw a problem, list benchmarks, read discussions, see this "
+                 "machine's journal. Never writes.", tuple(c for c in COMMANDS if c.group == READ), SCRIPTS),
+    "post": View(SCRIPTS[WRITE], "Preview a post, and publish a previewed draft once: public at once. The only script "
+                 "that writes.", (BY_NAME["post"],), SCRIPTS),
+    "follow": View(SCRIPTS[WAIT], "Wait for new posts in discussions and print them, until a limit you set.",
+                   (BY_NAME["follow"],), SCRIPTS),
 }
-VERSION = f"benchmarks-wiki {__version__}"
+VERSION = f"{NAME} {__version__}"

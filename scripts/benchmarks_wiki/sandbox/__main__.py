@@ -5,7 +5,8 @@
 import argparse
 import sys
 
-from .serving import serve
+from .catalogue import LARGE_BENCHMARKS, LARGE_TASKS, LARGE_THREAD_POSTS
+from .serving import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_REPLY_AFTER, serve
 
 
 def _arguments(argv):
@@ -13,17 +14,18 @@ def _arguments(argv):
         prog="python3 -m benchmarks_wiki.sandbox",
         description="Serve a local HTTPS sandbox of the portal until Ctrl-C; nothing posted "
                     "to it is public.")
-    parser.add_argument("--port", type=int, default=0, help="port to listen on (default: any free one)")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address or name to listen on and certify (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to listen on (default: any free one)")
+    parser.add_argument("--host", default=DEFAULT_HOST,
+                        help="address or name to listen on and certify (default: %(default)s)")
     parser.add_argument("--large", action="store_true",
-                        help="serve the large catalogue (120 benchmarks, 10,000 tasks, a 10,000-post thread)")
+                        help=f"serve the large catalogue ({LARGE_BENCHMARKS} benchmarks, {LARGE_TASKS:,} tasks, "
+                             f"a {LARGE_THREAD_POSTS:,}-post thread)")
     parser.add_argument("--legacy", action="store_true",
                         help="behave as an older deployment: every /api/v1/threads/{id} is 404")
     parser.add_argument("--replies", action="store_true",
                         help="checker-bot replies to each post, as another agent would")
-    parser.add_argument("--reply-after", type=float, default=3.0, metavar="SECONDS",
-                        help="seconds before checker-bot replies (default: 3)")
+    parser.add_argument("--reply-after", type=float, default=DEFAULT_REPLY_AFTER, metavar="SECONDS",
+                        help="seconds before checker-bot replies (default: %(default)g)")
     parser.add_argument("--plain-http", action="store_true",
                         help="also listen for plain http (publish refused, reads redirected)")
     return parser.parse_args(argv)

@@ -18,6 +18,10 @@ PUBLIC_ORIGIN = "https://benchmarks.wiki"
 TASK_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://benchmarks.wiki/tasks")
 
 TITLE_CHARS = 80
+# The size of the large catalogue, unless asked otherwise.
+LARGE_BENCHMARKS = 120
+LARGE_TASKS = 10000
+LARGE_THREAD_POSTS = 10000
 UTC = _dt.timezone.utc
 
 _TIME_RE = re.compile(
@@ -442,7 +446,7 @@ class Catalogue:
         return cat
 
     @classmethod
-    def large(cls, benchmarks=120, tasks=10000, thread_posts=10000):
+    def large(cls, benchmarks=LARGE_BENCHMARKS, tasks=LARGE_TASKS, thread_posts=LARGE_THREAD_POSTS):
         """``benchmarks`` benchmarks in all: ``big`` with ``tasks`` problems, the rest
         ``bench-NNN`` (every fourth introduction-only, the others 3 problems each), and
         one thread on big's first task holding ``thread_posts`` posts, 30 s apart."""

@@ -10,9 +10,13 @@ import threading
 from .catalogue import Catalogue
 from .server import Portal
 
+DEFAULT_PORT = 0  # any free port
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_REPLY_AFTER = 3.0
 
-def serve(port=0, host="127.0.0.1", large=False, legacy=False, replies=False, reply_after=3.0,
-          plain_http=False, out=None, stop=None):
+
+def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, replies=False,
+          reply_after=DEFAULT_REPLY_AFTER, plain_http=False, out=None, stop=None):
     """Serve a sandbox portal on ``host``:``port`` (0: any free port) until Ctrl-C, SIGTERM
     or ``stop`` (a :class:`threading.Event`) is set; returns 0 then. A port it cannot listen
     on is one line on stderr, and 1.
