@@ -2,6 +2,7 @@
 
 import re
 import subprocess
+import time
 
 import pytest
 import yaml
@@ -270,3 +271,14 @@ def test_the_quick_start_draws_a_problem_and_offline_names_the_sandbox(sample_po
     done = subprocess.run(command + " --retries 0", shell=True, capture_output=True, text=True, cwd=ROOT, env=offline)
     assert done.returncode == 3 and done.stderr.count("\n") == 1
     assert "to try it offline: python3 scripts/benchmarks_wiki sandbox" in done.stderr
+
+
+def test_the_skills_replies_so_far_command_prints_them_and_stops(run, portal, client):
+    inline = re.search(r"`(follow\.py --mine --since DATE [^`]*)`", (ROOT / "SKILL.md").read_text(encoding="utf-8"))
+    task_id = next(client.tasks("gsm8k")).task_id
+    posted = run("post.py", "--task", task_id, "--body", "mine")
+    post_id = posted.stdout.split()[1]
+    client.publish("an answer to you", reply_to=post_id)
+    words = inline.group(1).replace("DATE", time.strftime("%Y-%m-%d", time.gmtime())).split()
+    done = run(*words)
+    assert done.returncode == 0 and "  an answer to you\n" in done.stdout and "  mine\n" not in done.stdout

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import heapq
 import os
 import time
 from pathlib import Path
@@ -406,16 +407,27 @@ class Journal:
         the entries yielded are read, so the newest few cost the same however long the
         history."""
         waiting = set(self.pending())
-        made = [(_stamp_time(path.name), False, path) for path in [*self.drafts(), *self._archived()]]
         with os.scandir(self.folder / "draws") as listing:
-            made += [(_moment(item.stat().st_mtime), True, Path(item.path)) for item in listing
-                     if item.name.endswith(".json") and not item.name.startswith(".")]
-        # Within one moment, a draw comes before the drafts made from it.
-        made.sort(key=lambda item: (item[0], not item[1]), reverse=True)
-        for count, (moment, drawn, path) in enumerate(made):
+            draws = sorted(((_moment(item.stat().st_mtime), True, item.name) for item in listing
+                            if item.name.endswith(".json") and not item.name.startswith(".")), reverse=True)
+        # Within one moment, the drafts made from a draw are newer than it.
+        made = heapq.merge(draws, self._drafts_newest_first(), key=lambda item: (item[0], not item[1]),
+                           reverse=True)
+        for count, (moment, drawn, where) in enumerate(made):
             if (since is not None and moment < since) or (limit is not None and count >= limit):
                 return
-            yield self._draw_entry(path) if drawn else self._draft_entry(path, path in waiting)
+            yield self._draw_entry(self.folder / "draws" / where) if drawn else \
+                self._draft_entry(where, where in waiting)
+
+    def _drafts_newest_first(self) -> Iterator[tuple]:
+        """(moment made, False, path) of every draft, the archive's too, newest first; a month
+        of the archive is listed only when the listing reaches it."""
+        names = sorted((name for name in _names(self._drafts) if _is_draft(name)), reverse=True)
+        yield from ((_stamp_time(name), False, self._drafts / name) for name in names)
+        archive = self.folder / "archive"
+        for month in sorted(_names(archive), reverse=True):
+            for path in reversed(_drafts_in(archive / month)):
+                yield _stamp_time(path.name), False, path
 
     @staticmethod
     def _draw_entry(path: Path) -> dict:
@@ -490,8 +502,11 @@ def _names(folder: Path) -> list:
 
 
 def _drafts_in(folder: Path) -> list:
-    return sorted(folder / name for name in _names(folder)
-                  if name.endswith(".json") and not name.endswith(SETTLED))
+    return sorted(folder / name for name in _names(folder) if _is_draft(name))
+
+
+def _is_draft(name: str) -> bool:
+    return name.endswith(".json") and not name.endswith(SETTLED)
 
 
 def _draft_of(name: str) -> str:
