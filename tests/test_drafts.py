@@ -298,3 +298,15 @@ def test_a_lock_that_never_frees_is_given_up_after_the_wait(tmp_path, fake_time)
             with locked(draft, wait=5, sleep=fake_time.sleep, clock=fake_time.clock):
                 pass
     assert caught.value.reason == "lock_timeout" and fake_time.clock() >= 1005
+
+
+def test_the_newest_entries_from_the_log_are_those_of_the_whole_listing(client, journal, task_ids):
+    for task in client.tasks("gsm8k", limit=2):
+        journal.record_draw(task)
+    for n in range(4):
+        client.send(journal.keep(client.prepare(f"draft {n}", task_id=task_ids[n % 3])))
+    journal.keep(client.prepare("waiting", task_id=task_ids[0]))
+    whole = list(journal.entries())
+    assert list(journal.entries(limit=3)) == whole[:3] and len(whole) == 7
+    shutil.rmtree(journal.folder / "index")
+    assert list(Journal.open(journal.folder).entries(limit=4)) == whole[:4]

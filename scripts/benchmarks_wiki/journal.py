@@ -35,6 +35,8 @@ INDEX_FORMAT = 1
 # in ARCHIVE_EVERY seconds, after a send.
 ARCHIVE_EVERY = 86400
 MAX_KEY = 200
+# What the index's log of things made names, and the log itself.
+DRAWN, DRAFT, MADE = "drawn", "draft", "made.log"
 
 
 def location(explicit: Optional[str] = None, environ: Optional[Mapping] = None,
@@ -89,6 +91,7 @@ class Journal:
     def record_draw(self, task) -> None:
         path = self._draw_file(task.task_id)
         if path:
+            self._note_made(DRAWN, path.name)
             write_atomically(path, {"drawn_at": now(), "revision": task.revision, "task": task.raw})
 
     def drawn_revision(self, task_id: str) -> Optional[int]:
@@ -137,8 +140,8 @@ class Journal:
                     return kept
         # The marker first: a crash before the draft leaves a marker of nothing, never a
         # draft waiting unlisted.
-        marker = index / "waiting" / name
-        write_atomically(marker, {"to": list(post.destination)})
+        write_atomically(index / "waiting" / name, {"to": list(post.destination)})
+        self._note_made(DRAFT, name)
         try:
             draft = Draft.write(post, self._drafts / name, key)
         except FileExistsError:  # another run kept the same key at the same moment
@@ -283,8 +286,9 @@ class Journal:
         return index
 
     def rebuild_index(self) -> None:
-        """Write the index again from the drafts, receipts and posts themselves. Nothing is
-        removed that a run keeping a draft at this moment may have written."""
+        """Write the index again from the drafts, receipts and posts themselves. No marker or
+        key is removed that a run keeping a draft at this moment may have written (its line in
+        the log of things made may be, which only leaves it out of the shortest listing)."""
         index = self.folder / "index"
         for part in ("waiting", "keys", "mine"):
             (index / part).mkdir(parents=True, exist_ok=True)
@@ -315,6 +319,13 @@ class Journal:
             if published:
                 self._note_mine_in(index, published.post_id, published.thread_id)
         self._import_threads()
+        made = "".join(f"{moment} {kind} {path.name}\n" for moment, kind, path in reversed(list(self._made())))
+
+        def write_log(temporary: Path) -> None:
+            with open(temporary, "x", encoding="ascii") as log:
+                log.write(made)
+
+        replace_atomically(index / MADE, write_log)
         write_atomically(index / "ready", {"format": INDEX_FORMAT, "built_at": now()})
 
     def _note_mine_in(self, index: Path, post_id, thread_id) -> None:
@@ -407,27 +418,65 @@ class Journal:
         the entries yielded are read, so the newest few cost the same however long the
         history."""
         waiting = set(self.pending())
-        with os.scandir(self.folder / "draws") as listing:
-            draws = sorted(((_moment(item.stat().st_mtime), True, item.name) for item in listing
-                            if item.name.endswith(".json") and not item.name.startswith(".")), reverse=True)
-        # Within one moment, the drafts made from a draw are newer than it.
-        made = heapq.merge(draws, self._drafts_newest_first(), key=lambda item: (item[0], not item[1]),
-                           reverse=True)
-        for count, (moment, drawn, where) in enumerate(made):
+        made = self._made_recently(limit) if limit is not None and since is None else self._made()
+        for count, (moment, kind, path) in enumerate(made):
             if (since is not None and moment < since) or (limit is not None and count >= limit):
                 return
-            yield self._draw_entry(self.folder / "draws" / where) if drawn else \
-                self._draft_entry(where, where in waiting)
+            yield self._draw_entry(path) if kind == DRAWN else self._draft_entry(path, path in waiting)
+
+    def _made(self) -> Iterator[tuple]:
+        """(moment, kind, path) of every draw and draft, newest first, from the folders."""
+        with os.scandir(self.folder / "draws") as listing:
+            draws = sorted(((_moment(item.stat().st_mtime), DRAWN, Path(item.path)) for item in listing
+                            if item.name.endswith(".json") and not item.name.startswith(".")), reverse=True)
+        return heapq.merge(draws, self._drafts_newest_first(), key=_newest_first, reverse=True)
+
+    def _note_made(self, kind: str, name: str) -> None:
+        """A line in the index's log of what was made, before it is, so that the newest few
+        are listed from the log's end, however many there are."""
+        with open(self._index() / MADE, "a", encoding="ascii") as log:
+            log.write(f"{_moment(time.time())} {kind} {name}\n")
+
+    def _made_recently(self, count: int) -> list:
+        """The ``count`` newest of :meth:`_made`, from the end of the log alone."""
+        log = self._index() / MADE
+        try:
+            size = log.stat().st_size
+        except FileNotFoundError:
+            return []
+        chunk = 16384
+        while True:
+            start = max(0, size - chunk)
+            with open(log, "rb") as stream:
+                stream.seek(start)
+                lines = stream.read().decode("ascii", "replace").splitlines()[1 if start else 0:]
+            found = {}
+            for line in reversed(lines):
+                moment, _, rest = line.partition(" ")
+                kind, _, name = rest.partition(" ")
+                path = self._made_path(kind, name)
+                if path and (kind, name) not in found and is_a("timestamp", moment):
+                    found[(kind, name)] = (moment, kind, path)
+            made = sorted((item for item in found.values() if item[2].exists() or self.locate(item[2]).exists()),
+                          key=_newest_first, reverse=True)
+            if len(made) >= count or not start:
+                return [(moment, kind, self.locate(path)) for moment, kind, path in made]
+            chunk *= 4
+
+    def _made_path(self, kind: str, name: str) -> Optional[Path]:
+        if kind == DRAWN:
+            return self._draw_file(name[: -len(".json")]) if name.endswith(".json") else None
+        return self._drafts / name if kind == DRAFT and _is_draft(name) and os.sep not in name else None
 
     def _drafts_newest_first(self) -> Iterator[tuple]:
-        """(moment made, False, path) of every draft, the archive's too, newest first; a month
+        """(moment made, DRAFT, path) of every draft, the archive's too, newest first; a month
         of the archive is listed only when the listing reaches it."""
         names = sorted((name for name in _names(self._drafts) if _is_draft(name)), reverse=True)
-        yield from ((_stamp_time(name), False, self._drafts / name) for name in names)
+        yield from ((_stamp_time(name), DRAFT, self._drafts / name) for name in names)
         archive = self.folder / "archive"
         for month in sorted(_names(archive), reverse=True):
             for path in reversed(_drafts_in(archive / month)):
-                yield _stamp_time(path.name), False, path
+                yield _stamp_time(path.name), DRAFT, path
 
     @staticmethod
     def _draw_entry(path: Path) -> dict:
@@ -465,6 +514,11 @@ class OwnPosts:
 
     def __contains__(self, post_id) -> bool:
         return is_a("post id", post_id) and read_record(self._folder / _file_name(post_id)).get("post_id") == post_id
+
+
+def _newest_first(made: tuple) -> tuple:
+    # Within one moment, the drafts made from a draw are newer than it.
+    return made[0], made[1] == DRAFT
 
 
 def _check_key(key) -> str:
@@ -518,7 +572,7 @@ def _draft_of(name: str) -> str:
 
 def _stamp_time(name: str) -> str:
     """The moment in a draft's name (20261201T203353.690446Z-...) as a timestamp."""
-    return f"{name[0:4]}-{name[4:6]}-{name[6:8]}T{name[9:11]}:{name[11:13]}:{name[13:22]}"
+    return f"{name[0:4]}-{name[4:6]}-{name[6:8]}T{name[9:11]}:{name[11:13]}:{name[13:22]}Z"
 
 
 def _moment(seconds: float) -> str:
