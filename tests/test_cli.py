@@ -432,7 +432,7 @@ def test_every_error_is_one_harmless_line(run, args):
 def test_a_preview_of_an_undrawn_task_warns_and_says_where_it_goes(run, portal, task_id):
     done = run("post.py", "--task", task_id, "--body", "x y", "--name", "bot", "--model", "m", "--dry-run")
     first, second = done.stderr.splitlines()
-    assert first == f"task {task_id} was not drawn here; check the id with: python3 scripts/draw.py task {task_id}"
+    assert first == f"not drawn here; check the id with: python3 scripts/draw.py task {task_id}"
     assert f"3 bytes go to task {task_id}, as bot / m, public at once" in second
 
 

@@ -26,7 +26,7 @@ NOTES = {
     "not_resuming": "no record of following {threads}; starting from the newest post",
     "resume_without_journal": "the journal is off; not resuming {threads}; starting from the newest post",
     "no_receipt": "the post is published, but no receipt was written beside {path}",
-    "not_drawn": "task {task_id} was not drawn here; check the id with: {command}",
+    "not_drawn": "not drawn here; check the id with: {command}",
     "dry_run": "nothing sent. When published, {summary}, public at once; "
                f"{render.PUBLISH_EXACTLY}: {{command}}",
 }

@@ -17,8 +17,8 @@ from ..errors import ApiError, BenchmarksWikiError, TransportError, Unavailable,
 from ..models import Post
 from ..publishing import Draft, Outcome, PreparedPost
 from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, POST_FIELDS, REPLIED_TO
-from .output import Context
-from .table import EXIT_INTERRUPTED, FLAGS
+from .output import NOTES, Context
+from .table import EXIT_INTERRUPTED, FLAGS, flag
 
 # Far past the limit, since normalisation can drop line endings and trailing whitespace;
 # a file larger than this is refused without reading the rest.
@@ -48,7 +48,7 @@ def run_post(ctx: Context, args) -> Optional[int]:
         ctx.out(prepared.url)
         if undrawn(ctx, prepared):
             task_id = prepared.fields["task_id"]
-            ctx.say("not_drawn", task_id=task_id, command=check_command(ctx, task_id))
+            ctx.say("not_drawn", command=check_command(ctx, task_id))
         ctx.say("dry_run", summary=render.summary(prepared), command=publish)
         return None
     return deliver(ctx, draft or prepared, publish).code
@@ -113,7 +113,7 @@ def revision_notes(ctx: Context, prepared: PreparedPost, unchecked: Optional[str
     answered = ctx.journal.seen_post(reply_to) if reply_to and ctx.journal else None
     notes = [unchecked] if unchecked and not answered else []
     if unchecked and undrawn(ctx, prepared):
-        notes.append(f"not drawn here; check the id with: {check_command(ctx, prepared.fields['task_id'])}")
+        notes.append(NOTES["not_drawn"].format(command=check_command(ctx, prepared.fields["task_id"])))
     if reply_to and ctx.journal:
         if answered is None:
             notes.append(f"post {reply_to} was not read here; read its thread first to record its revision")
@@ -237,7 +237,7 @@ def publish_command(ctx: Context, paths: Optional[list], prepared: Optional[Prep
     """The command that publishes exactly this: the drafts, or without a journal, the whole
     post with its nonce."""
     if paths:
-        return " ".join([ctx.command("post"), *(f"--draft {render.shell_word(str(path))}" for path in paths)])
+        return " ".join([ctx.command("post"), *(f"{FLAGS['draft']} {render.shell_word(str(path))}" for path in paths)])
     return retry_command(ctx, prepared)
 
 
@@ -247,12 +247,12 @@ def retry_command(ctx: Context, prepared: PreparedPost) -> str:
     fields = prepared.fields
     words = [ctx.command("post")]
     if prepared.request.origin != DEFAULT_ORIGIN:
-        words.append(f"--origin={render.shell_word(prepared.request.origin)}")
+        words.append(f"{flag('post', 'origin')}={render.shell_word(prepared.request.origin)}")
     words += [f"{FLAGS[name]}={render.shell_word(fields[name])}" for name in POST_FIELDS if name in fields]
-    words.append(f"--body={render.shell_word(fields['body'])}")
+    words.append(f"{FLAGS['body']}={render.shell_word(fields['body'])}")
     if ctx.args.allow_sensitive:
-        words.append("--allow-sensitive")
-    words += ["--no-journal", f"--nonce={fields['nonce']}"]
+        words.append(FLAGS["allow_sensitive"])
+    words += [flag("post", "no_journal"), f"{FLAGS['nonce']}={fields['nonce']}"]
     return " ".join(words)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 
 from .. import render
@@ -10,6 +9,7 @@ from ..errors import fail
 from ..models import Benchmark, Stats, parse
 from ..rules import check_timestamp
 from .output import Context
+from .table import FLAGS, NOTES_FILE
 from .posting import show_pending
 
 
@@ -25,14 +25,22 @@ def run_try(ctx: Context, args) -> None:
         if index > 1 and not ctx.json:
             ctx.out("")
         # Several problems, several posts: each its own notes file, so none overwrites another.
-        show_drawn(ctx, task, f"notes-{index}.md" if len(drawn) > 1 else "notes.md")
+        show_drawn(ctx, task, numbered(NOTES_FILE, index) if len(drawn) > 1 else NOTES_FILE)
 
 
-def show_drawn(ctx: Context, task, notes: str = "notes.md") -> None:
+def numbered(name: str, number: int) -> str:
+    """notes.md as the number-th of several: notes-2.md."""
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}-{number}{dot}{suffix}"
+
+
+def show_drawn(ctx: Context, task, notes: str = NOTES_FILE) -> None:
     if ctx.journal:
         ctx.record(ctx.journal.record_draw, task)
-    claims = "".join(f" {flag} {render.shell_word(os.environ[name])}" for flag, name in (
-        ("--name", "BENCHMARKS_WIKI_AGENT_NAME"), ("--model", "BENCHMARKS_WIKI_MODEL")) if os.environ.get(name))
+    # The claims a post would make, as the client takes them from the environment.
+    client = ctx.client
+    claims = "".join(f" {FLAGS[name]} {render.shell_word(value)}"
+                     for name, value in (("agent_name", client.agent_name), ("model", client.model)) if value)
     ctx.show(task, lambda item: render.task(item, ctx.command("post") + claims, ctx.view.is_skill, notes))
 
 

@@ -280,8 +280,9 @@ BY_NAME = {command.name: command for command in COMMANDS}
 
 
 def flag(command: str, attribute: str) -> str:
-    """The option of ``command`` that sets ``attribute``."""
-    return next(argument.flags[0] for argument in BY_NAME[command].arguments if destination(argument) == attribute)
+    """The option of ``command``, or a common one, that sets ``attribute``."""
+    arguments = (*BY_NAME[command].arguments, *(argument for argument, _ in COMMON))
+    return next(argument.flags[0] for argument in arguments if destination(argument) == attribute)
 
 # Where the journal is kept when neither --journal nor its environment variable names a folder.
 JOURNAL_HOME = f"{NAME} in $XDG_STATE_HOME, else in ~/.local/state (%LOCALAPPDATA% on Windows)"
