@@ -160,3 +160,20 @@ def test_the_three_kinds_keep_their_exit_codes():
     assert (ApiError.exit_code, ValidationError.exit_code, TransportError.exit_code) == (1, 2, 3)
     for entry in MESSAGES.values():
         assert entry.kind.exit_code in (1, 2, 3)
+
+
+def test_every_flag_a_message_names_is_a_flag_of_the_command_line():
+    from benchmarks_wiki.cli.output import NOTES
+    from benchmarks_wiki.cli.posting import POST_ADVICE
+    from benchmarks_wiki.cli.table import COMMANDS, COMMON, USAGE
+
+    def flags_of(command):
+        return {flag for argument in command.arguments for flag in argument.flags} | {
+            flag for action in command.actions for flag in flags_of(action)}
+
+    known = {flag for command in COMMANDS for flag in flags_of(command)}
+    known |= {flag for argument, _ in COMMON for flag in argument.flags} | {"--help", "--version"}
+    words = [text for message in MESSAGES.values() for text in message if isinstance(text, str)]
+    words += [*NOTES.values(), *POST_ADVICE.values(), *USAGE.values()]
+    named = {flag for text in words for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", text)}
+    assert named - known == set()

@@ -144,7 +144,8 @@ _POST_ARGUMENTS = (
     arg("--kind", choices=KINDS, help=f"what the post is (default: {default_kind('task')} on a problem, "
         f"{default_kind('thread')} in a thread or a reply)"),
     arg("--revision", type=Number(int, 1, 10**9), metavar="N",
-        help="the problem revision the post refers to (default: as drawn here, else the portal's current)"),
+        help="the problem revision the post refers to (default: as drawn here; for a reply, that of the post "
+             "answered; else the portal's current)"),
     arg("--nonce", metavar="NONCE", help="the nonce of an earlier attempt, to send that same post again safely"),
     arg("--allow-sensitive", action="store_true",
         help="publish even though the text seems to hold a secret or a home path"),
