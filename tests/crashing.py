@@ -1,12 +1,14 @@
-"""The reference's script that can be run again, stopping dead at one step as a killed
-process would.
+"""The reference's script that can be run again, stopped dead at every step, as a killed
+process would be.
 
-    python3 -m tests.crashing TASK_ID BODY STEP WHEN
+    python3 -m tests.crashing TASK_ID FOLDER
 
-Each change to the journal's files (a rename into place, a link, a removal) is a step; the
-run ends with os._exit just before (WHEN=before) or just after (WHEN=after) step STEP,
-with nothing flushed or cleaned up. STEP 0 runs to the end and prints how many steps it
-took. The origin, CA and journal folder come from the environment, as for any run.
+Each change to the journal's files (a rename into place, a link, a removal) is a step. For
+each step, a forked copy of this process runs the script with its journal in a folder of
+its own under FOLDER and ends with os._exit just before or just after that step, with
+nothing flushed or cleaned up: twice, so that the caller can delete the index of one.
+Prints a line per run: the folder, the text the script posts, and the exit status. The
+origin and CA come from the environment, as for any run.
 """
 
 import os
@@ -15,6 +17,7 @@ import sys
 from pathlib import Path
 
 REFERENCE = Path(__file__).resolve().parent.parent / "reference" / "python.md"
+STOPPED = 99
 
 
 def recipe(task_id: str, body: str) -> str:
@@ -25,27 +28,47 @@ def recipe(task_id: str, body: str) -> str:
         '"3/5 with greedy decoding."', repr(body))
 
 
-def stopping_at(step: int, when: str) -> list:
-    taken = [0]
+def run_stopping(code: str, folder: Path, step: int, when: str) -> int:
+    """Run ``code`` in a forked child that stops at ``step`` (0: never); its exit status,
+    and for a whole run the number of steps it took, as its status."""
+    child = os.fork()
+    if child == 0:
+        os.environ["BENCHMARKS_WIKI_JOURNAL"] = str(folder)
+        taken = [0]
 
-    def counted(change):
-        def change_counted(*args, **kwargs):
-            taken[0] += 1
-            if taken[0] == step and when == "before":
-                os._exit(99)
-            result = change(*args, **kwargs)
-            if taken[0] == step and when == "after":
-                os._exit(99)
-            return result
-        return change_counted
+        def counted(change):
+            def change_counted(*args, **kwargs):
+                taken[0] += 1
+                if taken[0] == step and when == "before":
+                    os._exit(STOPPED)
+                result = change(*args, **kwargs)
+                if taken[0] == step and when == "after":
+                    os._exit(STOPPED)
+                return result
+            return change_counted
 
-    os.replace, os.link, os.unlink = counted(os.replace), counted(os.link), counted(os.unlink)
-    return taken
+        os.replace, os.link, os.unlink = counted(os.replace), counted(os.link), counted(os.unlink)
+        try:
+            exec(compile(code, str(REFERENCE), "exec"), {"print": lambda *args: None})
+        except BaseException:
+            os._exit(1)
+        os._exit(taken[0])
+    return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+
+
+def main(task_id: str, root: str) -> None:
+    import benchmarks_wiki.client  # noqa: F401 -- loaded once, before the forks
+    import benchmarks_wiki.journal  # noqa: F401
+
+    root = Path(root)
+    steps = run_stopping(recipe(task_id, "counting"), root / "counting", 0, "")
+    for step in range(1, steps + 1):
+        for when in ("before", "after"):
+            for index in ("kept", "deleted"):
+                body = f"crash {step} {when}, index {index}"
+                folder = root / f"{step}-{when}-{index}"
+                print(folder, body, run_stopping(recipe(task_id, body), folder, step, when), sep="\t")
 
 
 if __name__ == "__main__":
-    task_id, body, step, when = sys.argv[1:]
-    code = recipe(task_id, body)
-    taken = stopping_at(int(step), when)
-    exec(compile(code, str(REFERENCE), "exec"), {})
-    print("steps", taken[0])
+    main(*sys.argv[1:])
