@@ -257,8 +257,9 @@ class Journal:
     # -- this journal's posts ----------------------------------------------------------------
 
     def _note_mine(self, post_id, thread_id) -> None:
+        # The index's folder as it is: this runs while the index is rebuilt, too.
         if is_a("post id", post_id) and is_a("thread id", thread_id):
-            path = self._index() / "mine" / _file_name(post_id)
+            path = self.folder / "index" / "mine" / _file_name(post_id)
             if not path.exists():
                 write_atomically(path, {"post_id": post_id, "thread_id": thread_id})
 
@@ -295,29 +296,22 @@ class Journal:
         newest = {}
         for path in self.drafts():
             try:
-                draft = Draft.load(path)
+                newest[Draft.load(path).post.destination] = path
             except DraftError:
                 newest[("unreadable", path.name)] = path
-                continue
-            newest[draft.post.destination] = path
-            if draft.key is not None:
-                with contextlib.suppress(FileExistsError):
-                    write_atomically(index / "keys" / _file_name(draft.key), {"key": draft.key, "draft": path.name},
-                                     exclusive=True)
         for place, path in newest.items():
             if not settled(path) and not (index / "waiting" / path.name).exists():
                 write_atomically(index / "waiting" / path.name, {"to": list(place)})
-        for path in self._archived():
-            with contextlib.suppress(DraftError):
-                draft = Draft.load(path)
-                if draft.key is not None:
-                    with contextlib.suppress(FileExistsError):
-                        write_atomically(index / "keys" / _file_name(draft.key),
-                                         {"key": draft.key, "draft": path.name}, exclusive=True)
+        for path in [*self.drafts(), *self._archived()]:
+            with contextlib.suppress(DraftError, FileExistsError):
+                key = Draft.load(path).key
+                if key is not None:
+                    write_atomically(index / "keys" / _file_name(key), {"key": key, "draft": path.name},
+                                     exclusive=True)
         for receipt in [*self._drafts.glob("*" + RECEIPT), *(self.folder / "archive").glob("*/*" + RECEIPT)]:
             published = (Receipt.read(receipt) or Receipt(None, None)).published
             if published:
-                self._note_mine_in(index, published.post_id, published.thread_id)
+                self._note_mine(published.post_id, published.thread_id)
         self._import_threads()
         made = "".join(f"{moment} {kind} {path.name}\n" for moment, kind, path in reversed(list(self._made())))
 
@@ -327,12 +321,6 @@ class Journal:
 
         replace_atomically(index / MADE, write_log)
         write_atomically(index / "ready", {"format": INDEX_FORMAT, "built_at": now()})
-
-    def _note_mine_in(self, index: Path, post_id, thread_id) -> None:
-        if is_a("post id", post_id) and is_a("thread id", thread_id):
-            path = index / "mine" / _file_name(post_id)
-            if not path.exists():
-                write_atomically(path, {"post_id": post_id, "thread_id": thread_id})
 
     def _import_threads(self) -> None:
         """Posts recorded by earlier versions, one file per thread, into posts/."""
