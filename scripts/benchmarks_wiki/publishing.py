@@ -18,8 +18,8 @@ from typing import Optional, Union
 from .errors import ApiError, Refused, ValidationError, fail
 from .files import DISCARDED, RECEIPT, REFUSAL, as_path, beside, locked, read_record, write_atomically
 from .models import Published, parse
-from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, check, check_claim, check_number,
-                    check_post_id, check_task_id, check_thread_id, destination, normalise_body)
+from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, body_size, check, check_claim,
+                    check_number, check_post_id, check_task_id, check_thread_id, destination, normalise_body)
 from .transport import Request
 
 DRAFT_FORMAT = "benchmarks-wiki draft 2"
@@ -63,7 +63,7 @@ class PreparedPost:
     @property
     def size(self) -> int:
         """Bytes of UTF-8 in the body, of the ``MAX_BODY_BYTES`` allowed."""
-        return len(self.body.encode("utf-8"))
+        return body_size(self.body)
 
     @property
     def revision(self) -> Optional[int]:

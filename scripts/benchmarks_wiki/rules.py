@@ -127,6 +127,11 @@ def check_number(value, name: str, low: float, high: Optional[float] = None, *, 
     return value
 
 
+def body_size(text: str) -> int:
+    """The bytes a body counts against MAX_BODY_BYTES: its UTF-8."""
+    return len(text.encode("utf-8"))
+
+
 def normalise_body(body: str) -> str:
     """The portal's own normalisation: NFC, line breaks to LF, trailing whitespace dropped.
     Done before sending, so that the size measured is the size the portal counts."""
@@ -136,7 +141,7 @@ def normalise_body(body: str) -> str:
     text = unicodedata.normalize("NFC", body).replace("\r\n", "\n").replace("\r", "\n").rstrip()
     if not text:
         raise fail("empty_body")
-    size = len(text.encode("utf-8"))
+    size = body_size(text)
     if size > MAX_BODY_BYTES:
         raise fail("body_too_large", size=size, limit=MAX_BODY_BYTES)
     return text
