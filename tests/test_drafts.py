@@ -318,3 +318,44 @@ def test_the_newest_entries_from_the_log_are_those_of_the_whole_listing(client, 
     assert list(journal.entries(limit=3)) == whole[:3] and len(whole) == 7
     shutil.rmtree(journal.folder / "index")
     assert list(Journal.open(journal.folder).entries(limit=4)) == whole[:4]
+
+
+def test_a_replaced_draft_sent_by_hand_still_counts_as_ours(client, journal, task_ids):
+    first = journal.keep(client.prepare("first", task_id=task_ids[0]))
+    journal.keep(client.prepare("second", task_id=task_ids[0]))  # replaces the first
+    published = client.send(first).published
+    journal.sent(first)
+    assert published.post_id in journal.own_posts()
+
+
+def test_a_draft_the_archive_took_while_waiting_to_send_is_not_sent(client, portal, journal, task_ids):
+    draft = journal.keep(client.prepare("never", task_id=task_ids[0]))
+    journal.discard(draft.path)
+    loaded = Draft.load(draft.path)
+    assert journal.archive(days=-1) == 1
+    portal.reset_counters()
+    with pytest.raises(DraftError) as caught:
+        client.send(loaded)
+    assert caught.value.reason == "no_draft_file" and publishes(portal) == []
+
+
+def test_the_whole_listing_orders_the_archive_and_old_waiting_drafts_by_when_made(client, journal, task_ids):
+    drafts = journal.folder / "drafts"
+    waiting = Draft.write(client.prepare("old, waiting", task_id=task_ids[0]),
+                          drafts / "20200101T000000.000000Z-aaaaaaaa.json")
+    (journal.folder / "archive" / "2020-02").mkdir(parents=True)
+    archived = Draft.write(client.prepare("archived", task_id=task_ids[1]),
+                           journal.folder / "archive" / "2020-02" / "20200201T000000.000000Z-bbbbbbbb.json")
+    assert [entry["path"] for entry in journal.entries()] == [str(archived.path), str(waiting.path)]
+    assert [entry["path"] for entry in journal.entries(since="2020-01-15T00:00:00Z")] == [str(archived.path)]
+    assert len(list(journal.entries(since="2020-02-01T00:00:00Z"))) == 1  # made in that very second
+
+
+def test_a_file_system_without_hard_links_still_keeps_each_draft_once(client, journal, task_ids, monkeypatch):
+    def no_links(source, target):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    kept = journal.keep(client.prepare("kept", task_id=task_ids[0]), key="run-1")
+    assert journal.keep(client.prepare("kept", task_id=task_ids[0]), key="run-1").path == kept.path
+    assert journal.pending() == [kept.path] and len(journal.drafts()) == 1

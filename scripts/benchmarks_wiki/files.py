@@ -42,8 +42,7 @@ def replace_atomically(path: Path, write: Callable[[Path], None], exclusive: boo
     try:
         write(temporary)
         if exclusive:
-            os.link(temporary, path)
-            os.unlink(temporary)
+            _link(temporary, path)
         else:
             os.replace(temporary, path)
     except BaseException:
@@ -61,6 +60,21 @@ def replace_atomically(path: Path, write: Callable[[Path], None], exclusive: boo
 def settled(draft: Path) -> bool:
     """Whether a draft is done with: published, refused for good, or discarded."""
     return any(beside(draft, suffix).exists() for suffix in SETTLED)
+
+
+def _link(temporary: Path, path: Path) -> None:
+    """Put ``temporary`` at ``path`` only if no file is there (FileExistsError otherwise)."""
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        raise
+    except OSError:
+        # A file system without hard links (FAT, some network mounts): claim the name, then
+        # fill it; a stop between the two leaves an empty file, read as damaged, never two.
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        os.replace(temporary, path)
+        return
+    os.unlink(temporary)
 
 
 def read_record(path: Path) -> dict:

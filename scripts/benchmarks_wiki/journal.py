@@ -199,6 +199,9 @@ class Journal:
         """Take a draft just sent (or refused) off the waiting list, remember its post as this
         journal's, and now and then move old sent drafts to the archive."""
         path = draft.path if isinstance(draft, Draft) else as_path(draft, "the draft's path")
+        receipt = Receipt.read(beside(path, RECEIPT))
+        if receipt and receipt.published:  # a replaced or archived draft has no marker to tell it
+            self._note_mine(receipt.published.post_id, receipt.published.thread_id)
         if path.parent == self._drafts and settled(path):
             self._settle(path)
         stamp = self._index() / "archived"
@@ -356,14 +359,19 @@ class Journal:
                 continue
             target = self.folder / "archive" / f"{name[:4]}-{name[4:6]}"
             target.mkdir(parents=True, exist_ok=True)
-            # Copies of what goes beside first, then the draft: whenever a run stops, the
+            # Under the draft's lock, so that no send reads or writes beside it meanwhile;
+            # copies of what goes beside first, then the draft: whenever a run stops, the
             # draft is never anywhere without its receipt.
-            for suffix in SETTLED:
-                with contextlib.suppress(FileNotFoundError):
-                    _copy(beside(path, suffix), beside(target / name, suffix))
-            os.replace(path, target / name)
-            for suffix in SETTLED + (LOCK,):
-                _remove(beside(path, suffix))
+            with locked(path):
+                if (index / "waiting" / name).exists() or not path.exists():
+                    continue
+                for suffix in SETTLED:
+                    with contextlib.suppress(FileNotFoundError):
+                        _copy(beside(path, suffix), beside(target / name, suffix))
+                os.replace(path, target / name)
+                for suffix in SETTLED:
+                    _remove(beside(path, suffix))
+            _remove(beside(path, LOCK))
             moved += 1
         for name in _names(index / "waiting"):
             if not (self._drafts / name).exists() and name[:15] < cutoff:
@@ -408,7 +416,8 @@ class Journal:
         waiting = set(self.pending())
         made = self._made_recently(limit) if limit is not None and since is None else self._made()
         for count, (moment, kind, path) in enumerate(made):
-            if (since is not None and moment < since) or (limit is not None and count >= limit):
+            # To the second: an entry made in the very second of ``since`` is on or after it.
+            if (since is not None and moment[:19] < since[:19]) or (limit is not None and count >= limit):
                 return
             yield self._draw_entry(path) if kind == DRAWN else self._draft_entry(path, path in waiting)
 
@@ -456,15 +465,12 @@ class Journal:
             return self._draw_file(name[: -len(".json")]) if name.endswith(".json") else None
         return self._drafts / name if kind == DRAFT and _is_draft(name) and os.sep not in name else None
 
-    def _drafts_newest_first(self) -> Iterator[tuple]:
-        """(moment made, DRAFT, path) of every draft, the archive's too, newest first; a month
-        of the archive is listed only when the listing reaches it."""
-        names = sorted((name for name in _names(self._drafts) if _is_draft(name)), reverse=True)
-        yield from ((_stamp_time(name), DRAFT, self._drafts / name) for name in names)
+    def _drafts_newest_first(self) -> list:
+        """(moment made, DRAFT, path) of every draft, the archive's too, newest first."""
         archive = self.folder / "archive"
-        for month in sorted(_names(archive), reverse=True):
-            for path in reversed(_drafts_in(archive / month)):
-                yield _stamp_time(path.name), DRAFT, path
+        paths = [*self.drafts(), *(path for month in _names(archive) for path in _drafts_in(archive / month))]
+        paths.sort(key=lambda path: path.name, reverse=True)
+        return [(_stamp_time(path.name), DRAFT, path) for path in paths]
 
     @staticmethod
     def _draw_entry(path: Path) -> dict:
@@ -580,5 +586,6 @@ def _copy(source: Path, target: Path) -> None:
 
 
 def _remove(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
+    # Also a file another run holds open, which Windows does not let go: removed next time.
+    with contextlib.suppress(OSError):
         os.unlink(path)

@@ -249,6 +249,8 @@ def send(sender, item: Union[PreparedPost, Draft], resend: bool = False) -> Outc
     if isinstance(item, PreparedPost):
         return deliver(sender, item.request)
     with locked(item.path):
+        if not item.path.exists():  # the archive took it while this run waited for the lock
+            raise fail("no_draft_file", path=item.path)
         earlier = None if resend else item.earlier()
         if earlier:
             return earlier

@@ -219,9 +219,9 @@ COMMANDS = (
              arg("--since", metavar="TIME", help=f"every entry made at or after TIME: {TIMES}"),
              arg("--all", action="store_true", help="every entry, archived ones included"),
              arg("--discard", metavar="PATH", help="never send the draft at PATH (a published one is refused)"),
-             arg("--archive", action="store_true", help="move drafts sent, refused or discarded more than "
-                 f"{ARCHIVE_AFTER} days ago to the journal's archive/ now (done once a day after a send); "
-                 "they are still listed and still answer --draft")),
+             arg("--archive", action="store_true", help=f"move drafts made more than {ARCHIVE_AFTER} days ago "
+                 "and no longer waiting (sent, refused, discarded or replaced) to the journal's archive/ now "
+                 "(done once a day after a send); they are still listed and still answer --draft")),
             "--pending", "a line an entry, newest first: time, drawn, draft, replaced, refused, discarded or "
             "posted, and what it holds; with --pending, each waiting draft as post --preview shows it",
             check=check_journal),
