@@ -3,12 +3,16 @@ command line in between; answers only an unusual portal or network gives; the ed
 check for private data; and what the command line writes from its tables."""
 
 import json
+import re
 
 import pytest
 
-from benchmarks_wiki import Client, UnreadableAnswer, ValidationError
-from benchmarks_wiki.transport import MockTransport, Response
+from benchmarks_wiki import Client, TransportError, UnreadableAnswer, Unavailable, ValidationError
+from benchmarks_wiki import transport
+from benchmarks_wiki.transport import MockTransport, NetworkFailure, Request, Response
+from tests.test_connections import RawServer
 
+TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 ORIGIN = "https://portal.test"
 JSON = {"Content-Type": "application/json"}
 
@@ -48,3 +52,48 @@ def test_a_next_cursor_that_is_not_printable_ascii_text_is_an_unreadable_answer(
         with pytest.raises(UnreadableAnswer, match="next_cursor"):
             list(client.benchmarks())
     assert len(sent) == 1
+
+
+# A first attempt whose answer may have been lost after the portal acted on it.
+LOST = [Response(502, b"<html>bad gateway</html>", {"Content-Type": "text/html"}),
+        NetworkFailure(ConnectionResetError(104, "Connection reset by peer"), "read", "portal.test:443")]
+
+
+@pytest.mark.parametrize("first", LOST, ids=["gateway 502", "answer cut off"])
+def test_a_publish_stays_maybe_posted_when_retries_that_reach_nothing_follow_a_lost_answer(first, fake_time):
+    refused = NetworkFailure(ConnectionRefusedError(111, "Connection refused"), "connect", "portal.test:443")
+    network, sent = answering(first, refused)
+    with Client(ORIGIN, transport=network, sleep=fake_time.sleep) as client:
+        with pytest.raises(TransportError) as caught:
+            client.publish("a result", task_id=TASK)
+    assert len(sent) == 4 and caught.value.reason == "connection_refused"
+    # The last attempt never connected, but the first may have left a post behind.
+    assert caught.value.sent and caught.value.outcome_unknown
+    assert "may or may not be posted" in str(caught.value)
+
+
+@pytest.mark.parametrize("seconds, shape", [(12 * 3600 - 1, r"\d\d:\d\d:\d\d UTC"),
+                                            (12 * 3600, r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC")])
+def test_a_wait_of_half_a_day_or_more_names_the_date_to_try_again(seconds, shape):
+    network, _ = answering(Response(429, b"", {"Retry-After": str(seconds)}))
+    with Client(ORIGIN, transport=network) as client:
+        with pytest.raises(Unavailable) as caught:
+            client.stats()
+    assert re.search(rf"try again after {shape}\Z", caught.value.hint), caught.value.hint
+
+
+def test_an_answer_of_unsaid_length_exactly_at_the_limit_is_read_whole():
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/markdown\r\nConnection: close\r\n\r\n"
+    server = RawServer(head + b"#" * transport.MAX_ANSWER_BYTES)
+    try:
+        with Client(server.origin, retries=0) as client:
+            assert len(client.markdown(TASK)) == transport.MAX_ANSWER_BYTES
+    finally:
+        server.close()
+
+
+def test_a_mock_answer_keeps_the_url_it_names_and_else_takes_the_requests():
+    request = Request(ORIGIN, "/api/v1/stats")
+    assert MockTransport(lambda sent: Response(200)).handle(request).url == ORIGIN + "/api/v1/stats"
+    named = MockTransport(lambda sent: Response(200, url=ORIGIN + "/elsewhere")).handle(request)
+    assert named.url == ORIGIN + "/elsewhere"
