@@ -9,6 +9,7 @@ import pytest
 
 from benchmarks_wiki import Client, TransportError, UnreadableAnswer, Unavailable, ValidationError
 from benchmarks_wiki import transport
+from benchmarks_wiki.sensitive import find_sensitive
 from benchmarks_wiki.transport import MockTransport, NetworkFailure, Request, Response
 from tests.test_connections import RawServer
 
@@ -97,3 +98,18 @@ def test_a_mock_answer_keeps_the_url_it_names_and_else_takes_the_requests():
     assert MockTransport(lambda sent: Response(200)).handle(request).url == ORIGIN + "/api/v1/stats"
     named = MockTransport(lambda sent: Response(200, url=ORIGIN + "/elsewhere")).handle(request)
     assert named.url == ORIGIN + "/elsewhere"
+
+
+@pytest.mark.parametrize("body", ["SESSION=gsm8kfewshotbaseline", "session_key: deepseekcoderinstruct"])
+def test_a_long_word_with_few_digits_under_a_secret_name_is_not_refused(body):
+    assert find_sensitive(body) == []
+
+
+@pytest.mark.parametrize("body", [
+    # Ten different characters, digits scattered among them: random, though short.
+    "api_key=k1m2n3p4q5kmnpq1",
+    # Long, of many characters, three of them symbols: a Django-style secret key.
+    "SECRET_KEY=q7w!e8r@t9y#u0i-o1p2a3s4d5",
+])
+def test_random_values_at_the_edge_of_the_rules_are_refused(body):
+    assert [what for what, _, _ in find_sensitive(body)] == [f"a secret value for {body.split('=')[0]}"]
