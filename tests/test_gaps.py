@@ -4,11 +4,12 @@ check for private data; and what the command line writes from its tables."""
 
 import json
 import re
+import sys
 
 import pytest
 
 from benchmarks_wiki import Client, TransportError, UnreadableAnswer, Unavailable, ValidationError
-from benchmarks_wiki import transport
+from benchmarks_wiki import cli, render, transport
 from benchmarks_wiki.sensitive import find_sensitive
 from benchmarks_wiki.transport import MockTransport, NetworkFailure, Request, Response
 from tests.test_connections import RawServer
@@ -113,3 +114,49 @@ def test_a_long_word_with_few_digits_under_a_secret_name_is_not_refused(body):
 ])
 def test_random_values_at_the_edge_of_the_rules_are_refused(body):
     assert [what for what, _, _ in find_sensitive(body)] == [f"a secret value for {body.split('=')[0]}"]
+
+
+@pytest.mark.parametrize("starts", [["--after", "p_1", "--since", "2026-01-01"], ["--after", "p_1", "--resume"],
+                                    ["--since", "2026-01-01", "--resume"]])
+def test_a_follow_is_refused_two_places_to_start_from(capsys, starts):
+    network, sent = answering(Response(200, b'{"items": [], "next_cursor": null}', JSON))
+    try:
+        code = cli.main(["t_51d0e9", *starts, "--stop-after", "1"], view="follow",
+                        client_options={"transport": network})
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and "give one of --after, --since and --resume" in err
+    assert sent == []
+
+
+def test_help_keeps_an_argument_on_its_line_while_it_fits_the_column(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"], view="post")
+    shown = capsys.readouterr().out
+    # Eighteen characters, the widest that leaves two spaces before the column of meanings.
+    assert "\n  --thread THREAD_ID  post in this existing thread\n" in shown
+
+
+@pytest.mark.parametrize("destination, kind, shown", [({"task_id": TASK}, None, "result"),
+                                                      ({"thread_id": "t_51d0e9"}, None, "note"),
+                                                      ({"task_id": TASK}, "question", "question")])
+def test_a_preview_and_its_record_name_the_kind_the_post_will_have(destination, kind, shown):
+    with Client(ORIGIN, transport=answering(AssertionError("a preview sends nothing"))[0]) as client:
+        prepared = client.prepare("a result", kind=kind, **destination)
+    assert f"\nas: unnamed, kind {shown}\n" in render.preview(prepared, "publish")
+    assert render.draft_record(prepared, None, "publish")["kind"] == shown
+
+
+def test_the_reference_pages_are_written_then_checked(tmp_path, monkeypatch, capsys):
+    from benchmarks_wiki.cli import manual
+
+    assert manual.main([str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "written: " + ", ".join(manual.pages()) + "\n"
+    # As run from the command line, with its own arguments.
+    monkeypatch.setattr(sys, "argv", ["manual", "--check", str(tmp_path)])
+    assert manual.main() == 0 and capsys.readouterr().out == "stale: none\n"
+    (tmp_path / "cli.md").write_text("an older page\n", encoding="utf-8")
+    assert manual.main(["--check", str(tmp_path)]) == 1
+    assert capsys.readouterr().out == "stale: cli.md\n"
+    assert (tmp_path / "cli.md").read_text(encoding="utf-8") == "an older page\n"
