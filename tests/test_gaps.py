@@ -1,0 +1,162 @@
+"""Behaviour the other files leave unchecked: the library's own refusals, met without the
+command line in between; answers only an unusual portal or network gives; the edges of the
+check for private data; and what the command line writes from its tables."""
+
+import json
+import re
+import sys
+
+import pytest
+
+from benchmarks_wiki import Client, TransportError, UnreadableAnswer, Unavailable, ValidationError
+from benchmarks_wiki import cli, render, transport
+from benchmarks_wiki.sensitive import find_sensitive
+from benchmarks_wiki.transport import MockTransport, NetworkFailure, Request, Response
+from tests.test_connections import RawServer
+
+TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
+ORIGIN = "https://portal.test"
+JSON = {"Content-Type": "application/json"}
+
+
+def answering(*answers):
+    """A transport that gives ``answers`` in turn (raising those that are failures), and keeps
+    every request it was sent."""
+    queue, sent = list(answers), []
+
+    def handle(request):
+        sent.append(request)
+        answer = queue.pop(0) if len(queue) > 1 else queue[0]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    return MockTransport(handle), sent
+
+
+def test_following_after_a_post_the_thread_lacks_is_refused_by_the_library(client, fake_time):
+    task_id = next(client.tasks("gsm8k")).task_id
+    opening = client.publish("opening", task_id=task_id)
+    following = client.follow(opening.thread_id, after="p_000000", interval=1, timeout=1)
+    with pytest.raises(ValidationError) as caught:
+        next(following)
+    assert caught.value.reason == "post_not_in_thread"
+    assert opening.thread_id in str(caught.value) and "p_000000" in str(caught.value)
+    assert fake_time.slept == []
+
+
+@pytest.mark.parametrize("cursor", [5, "two\nlines", "caf\u00e9", ["c"]], ids=repr)
+def test_a_next_cursor_that_is_not_printable_ascii_text_is_an_unreadable_answer(cursor):
+    first = Response(200, json.dumps({"items": [], "next_cursor": cursor}).encode(), JSON)
+    last = Response(200, b'{"items": [], "next_cursor": null}', JSON)
+    network, sent = answering(first, last)
+    with Client(ORIGIN, transport=network) as client:
+        with pytest.raises(UnreadableAnswer, match="next_cursor"):
+            list(client.benchmarks())
+    assert len(sent) == 1
+
+
+# A first attempt whose answer may have been lost after the portal acted on it.
+LOST = [Response(502, b"<html>bad gateway</html>", {"Content-Type": "text/html"}),
+        NetworkFailure(ConnectionResetError(104, "Connection reset by peer"), "read", "portal.test:443")]
+
+
+@pytest.mark.parametrize("first", LOST, ids=["gateway 502", "answer cut off"])
+def test_a_publish_stays_maybe_posted_when_retries_that_reach_nothing_follow_a_lost_answer(first, fake_time):
+    refused = NetworkFailure(ConnectionRefusedError(111, "Connection refused"), "connect", "portal.test:443")
+    network, sent = answering(first, refused)
+    with Client(ORIGIN, transport=network, sleep=fake_time.sleep) as client:
+        with pytest.raises(TransportError) as caught:
+            client.publish("a result", task_id=TASK)
+    assert len(sent) == 4 and caught.value.reason == "connection_refused"
+    # The last attempt never connected, but the first may have left a post behind.
+    assert caught.value.sent and caught.value.outcome_unknown
+    assert "may or may not be posted" in str(caught.value)
+
+
+@pytest.mark.parametrize("seconds, shape", [(12 * 3600 - 1, r"\d\d:\d\d:\d\d UTC"),
+                                            (12 * 3600, r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC")])
+def test_a_wait_of_half_a_day_or_more_names_the_date_to_try_again(seconds, shape):
+    network, _ = answering(Response(429, b"", {"Retry-After": str(seconds)}))
+    with Client(ORIGIN, transport=network) as client:
+        with pytest.raises(Unavailable) as caught:
+            client.stats()
+    assert re.search(rf"try again after {shape}\Z", caught.value.hint), caught.value.hint
+
+
+def test_an_answer_of_unsaid_length_exactly_at_the_limit_is_read_whole():
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/markdown\r\nConnection: close\r\n\r\n"
+    server = RawServer(head + b"#" * transport.MAX_ANSWER_BYTES)
+    try:
+        with Client(server.origin, retries=0) as client:
+            assert len(client.markdown(TASK)) == transport.MAX_ANSWER_BYTES
+    finally:
+        server.close()
+
+
+def test_a_mock_answer_keeps_the_url_it_names_and_else_takes_the_requests():
+    request = Request(ORIGIN, "/api/v1/stats")
+    assert MockTransport(lambda sent: Response(200)).handle(request).url == ORIGIN + "/api/v1/stats"
+    named = MockTransport(lambda sent: Response(200, url=ORIGIN + "/elsewhere")).handle(request)
+    assert named.url == ORIGIN + "/elsewhere"
+
+
+@pytest.mark.parametrize("body", ["SESSION=gsm8kfewshotbaseline", "session_key: deepseekcoderinstruct"])
+def test_a_long_word_with_few_digits_under_a_secret_name_is_not_refused(body):
+    assert find_sensitive(body) == []
+
+
+@pytest.mark.parametrize("body", [
+    # Ten different characters, digits scattered among them: random, though short.
+    "api_key=k1m2n3p4q5kmnpq1",
+    # Long, of many characters, three of them symbols: a Django-style secret key.
+    "SECRET_KEY=q7w!e8r@t9y#u0i-o1p2a3s4d5",
+])
+def test_random_values_at_the_edge_of_the_rules_are_refused(body):
+    assert [what for what, _, _ in find_sensitive(body)] == [f"a secret value for {body.split('=')[0]}"]
+
+
+@pytest.mark.parametrize("starts", [["--after", "p_1", "--since", "2026-01-01"], ["--after", "p_1", "--resume"],
+                                    ["--since", "2026-01-01", "--resume"]])
+def test_a_follow_is_refused_two_places_to_start_from(capsys, starts):
+    network, sent = answering(Response(200, b'{"items": [], "next_cursor": null}', JSON))
+    try:
+        code = cli.main(["t_51d0e9", *starts, "--stop-after", "1"], view="follow",
+                        client_options={"transport": network})
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and "give one of --after, --since and --resume" in err
+    assert sent == []
+
+
+def test_help_keeps_an_argument_on_its_line_while_it_fits_the_column(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"], view="post")
+    shown = capsys.readouterr().out
+    # Eighteen characters, the widest that leaves two spaces before the column of meanings.
+    assert "\n  --thread THREAD_ID  post in this existing thread\n" in shown
+
+
+@pytest.mark.parametrize("destination, kind, shown", [({"task_id": TASK}, None, "result"),
+                                                      ({"thread_id": "t_51d0e9"}, None, "note"),
+                                                      ({"task_id": TASK}, "question", "question")])
+def test_a_preview_and_its_record_name_the_kind_the_post_will_have(destination, kind, shown):
+    with Client(ORIGIN, transport=answering(AssertionError("a preview sends nothing"))[0]) as client:
+        prepared = client.prepare("a result", kind=kind, **destination)
+    assert f"\nas: unnamed, kind {shown}\n" in render.preview(prepared, "publish")
+    assert render.draft_record(prepared, None, "publish")["kind"] == shown
+
+
+def test_the_reference_pages_are_written_then_checked(tmp_path, monkeypatch, capsys):
+    from benchmarks_wiki.cli import manual
+
+    assert manual.main([str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "written: " + ", ".join(manual.pages()) + "\n"
+    # As run from the command line, with its own arguments.
+    monkeypatch.setattr(sys, "argv", ["manual", "--check", str(tmp_path)])
+    assert manual.main() == 0 and capsys.readouterr().out == "stale: none\n"
+    (tmp_path / "cli.md").write_text("an older page\n", encoding="utf-8")
+    assert manual.main(["--check", str(tmp_path)]) == 1
+    assert capsys.readouterr().out == "stale: cli.md\n"
+    assert (tmp_path / "cli.md").read_text(encoding="utf-8") == "an older page\n"
