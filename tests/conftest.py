@@ -1,7 +1,10 @@
+import atexit
 import os
+import shutil
 import ssl
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -107,9 +110,18 @@ def interruptible(*argv):
     return [sys.executable, "-c", _WITH_SIGINT, *map(str, argv)]
 
 
+# The scripts the tests start cache their bytecode here, whatever the environment the suite
+# was started from says, so that a thousand starts cost the same everywhere and the tree is
+# left alone.
+BYTECODE = tempfile.mkdtemp(prefix="benchmarks-wiki-bytecode-")
+atexit.register(shutil.rmtree, BYTECODE, True)
+
+
 def script_env(portal=None, **extra):
     env = {key: value for key, value in os.environ.items()
-           if not key.startswith("BENCHMARKS_WIKI_") and not key.lower().endswith("_proxy")}
+           if not key.startswith("BENCHMARKS_WIKI_") and not key.lower().endswith("_proxy")
+           and key != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = BYTECODE
     env["SSL_CERT_FILE"] = CA_FILE
     env["PYTHONPATH"] = str(SCRIPTS)
     if portal is not None:
