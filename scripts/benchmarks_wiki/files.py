@@ -20,19 +20,18 @@ from .errors import fail
 def write_atomically(path: Path, content: dict, exclusive: bool = False) -> None:
     """Write ``content`` as JSON to ``path`` whole or not at all; with ``exclusive``, only
     where no file is yet (FileExistsError otherwise), so that two runs never both write it."""
-    replace_atomically(path, _json_writer(content), exclusive)
+    write_text_atomically(path, json.dumps(content, ensure_ascii=True, indent=1, sort_keys=True) + "\n", exclusive)
 
 
-def _json_writer(content: dict) -> Callable[[Path], None]:
-    text = json.dumps(content, ensure_ascii=True, indent=1, sort_keys=True) + "\n"
-
+def write_text_atomically(path: Path, text: str, exclusive: bool = False) -> None:
+    """Write ASCII ``text`` to ``path`` whole or not at all, as :func:`write_atomically`."""
     def write(temporary: Path) -> None:
         with open(temporary, "x", encoding="ascii") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
 
-    return write
+    replace_atomically(path, write, exclusive)
 
 
 def replace_atomically(path: Path, write: Callable[[Path], None], exclusive: bool = False) -> None:

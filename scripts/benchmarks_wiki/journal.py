@@ -25,8 +25,8 @@ from typing import Iterator, Mapping, Optional, Union
 
 from . import JOURNAL_VARIABLE, NAME
 from .errors import DraftError, fail
-from .files import (DISCARDED, LOCK, RECEIPT, SETTLED, as_path, beside, locked, read_record, replace_atomically,
-                    settled, write_atomically)
+from .files import (DISCARDED, LOCK, RECEIPT, SETTLED, as_path, beside, locked, read_record, settled,
+                    write_atomically, write_text_atomically)
 from .publishing import Draft, PreparedPost, Receipt, draft_name, now
 from .rules import ARCHIVE_AFTER, SETTING_DEFAULT, SETTING_GIVEN, check_text, check_thread_id, is_a
 
@@ -317,12 +317,7 @@ class Journal:
                 self._note_mine(published.post_id, published.thread_id)
         self._import_threads()
         made = "".join(f"{moment} {kind} {path.name}\n" for moment, kind, path in reversed(list(self._made())))
-
-        def write_log(temporary: Path) -> None:
-            with open(temporary, "x", encoding="ascii") as log:
-                log.write(made)
-
-        replace_atomically(index / MADE, write_log)
+        write_text_atomically(index / MADE, made)
         write_atomically(index / "ready", {"format": INDEX_FORMAT, "built_at": now()})
 
     def _import_threads(self) -> None:
@@ -574,15 +569,8 @@ def _moment(seconds: float) -> str:
 
 
 def _copy(source: Path, target: Path) -> None:
-    data = source.read_bytes()
-
-    def write(temporary: Path) -> None:
-        with open(temporary, "xb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-
-    replace_atomically(target, write)
+    # What goes beside a draft is ASCII JSON, as it was written.
+    write_text_atomically(target, source.read_text(encoding="ascii"))
 
 
 def _remove(path: Path) -> None:
