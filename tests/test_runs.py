@@ -1,6 +1,7 @@
 """A run as a person supervises it: preview, approve, publish once, follow the replies; and
 runs of many posts: batches, an inbox of every thread posted in, reproductions."""
 
+import calendar
 import json
 import shlex
 import signal
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks_wiki import Client, Journal
+from benchmarks_wiki.publishing import Draft, digest
 from tests.conftest import ROOT, interruptible, publishes, script_env, wait_for, wait_until_following
 
 
@@ -181,6 +183,26 @@ def test_pending_shows_every_unsent_draft_in_full(run, client):
     assert done.stdout.count("public at once") == 2
     every = done.stdout.split("in this order: ", 1)[1].strip()
     assert every == f"python3 scripts/post.py --draft {drafts[0]} --draft {drafts[1]}"
+
+
+def test_a_waiting_draft_the_portal_has_forgotten_the_nonce_of_says_where_to_look_first(run, client):
+    first, second = (task.task_id for task in client.tasks("gsm8k", limit=2))
+    fresh = draft_of(run("post.py", "--task", first, "--body", "Fresh text.", "--preview"))
+    old = draft_of(run("post.py", "--task", second, "--body", "Old text.", "--preview"))
+    record = json.loads(old.read_text(encoding="utf-8"))
+    record["created_at"] = "2026-11-28T10:00:00Z"
+    record["digest"] = digest(record)
+    old.write_text(json.dumps(record), encoding="utf-8")
+    assert Draft.load(old).outlived_its_nonce(now=calendar.timegm((2026, 11, 29, 10, 0, 1)))
+    assert not Draft.load(old).outlived_its_nonce(now=calendar.timegm((2026, 11, 29, 10, 0, 0)))
+    listed = run("draw.py", "journal", "--pending").stdout
+    assert (f"draft {old}\nmade 2026-11-28T10:00:00Z, over 24 hours ago: the portal no longer knows its nonce, "
+            "so sending it may post twice; look for its text first: "
+            "python3 scripts/draw.py activity --since 2026-11-28T10:00:00Z\nOld text.\n") in listed
+    assert f"draft {fresh}\nFresh text.\n" in listed and listed.count("no longer knows") == 1
+    records = {Path(item["path"]): item for item in map(json.loads, run("draw.py", "journal", "--pending", "--json").stdout.splitlines())}
+    assert records[old]["nonce_forgotten"] is True and records[old]["made_at"] == "2026-11-28T10:00:00Z"
+    assert records[fresh]["nonce_forgotten"] is False
 
 
 def test_a_new_preview_replaces_the_waiting_draft_to_the_same_place(run, task_id):

@@ -8,6 +8,7 @@ repeat of the same nonce and fields, so even a draft whose answer was lost is se
 
 from __future__ import annotations
 
+import calendar
 import json
 import os
 import time
@@ -18,7 +19,7 @@ from typing import Optional, Union
 from .errors import ApiError, Refused, ValidationError, fail
 from .files import DISCARDED, RECEIPT, REFUSAL, as_path, beside, locked, read_record, write_atomically
 from .models import Published, parse
-from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, body_size, check, check_claim,
+from .rules import (CONFIRMED, EARLIER, KINDS, NEW, NONCE_KEPT_HOURS, POST_FIELDS, PUBLISH_PATH, body_size, check, check_claim,
                     check_number, check_post_id, check_task_id, check_thread_id, destination, normalise_body)
 from .transport import Request
 
@@ -184,6 +185,15 @@ class Draft:
         key = record.get("key")
         return cls(path, PreparedPost(request, record.get("revision_from")), str(record.get("created_at")),
                    record["digest"], key if isinstance(key, str) else None)
+
+    def outlived_its_nonce(self, now: Optional[float] = None) -> bool:
+        """Whether the portal may have forgotten this draft's nonce, so that sending it now
+        could post it a second time."""
+        try:
+            made = calendar.timegm(time.strptime(self.created_at, "%Y-%m-%dT%H:%M:%SZ"))
+        except ValueError:
+            return True
+        return (time.time() if now is None else now) - made > NONCE_KEPT_HOURS * 3600
 
     def receipt(self) -> Optional[Receipt]:
         """The receipt of this very draft, or None if it was never published."""

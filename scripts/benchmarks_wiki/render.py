@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .cli.table import FLAGS, NOTES_FILE, flag
 from .quoting import shell_word  # noqa: F401  (callers quote with render.shell_word)
-from .rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, REPLIED_TO, default_kind
+from .rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, NONCE_KEPT_HOURS, REPLIED_TO, default_kind
 
 # How a post that claims neither a name nor a model is shown.
 UNNAMED = "unnamed"
@@ -243,6 +243,12 @@ def preview(prepared, publish_command: str, notes=(), replaces=None) -> str:
             *([f"replaces the waiting draft {line(replaces)}"] if replaces else []),
             f"{PUBLISH_EXACTLY}: {publish_command}"]
     return "\n".join(rows)
+
+
+def nonce_forgotten(made: str, look: str) -> str:
+    """The line above a waiting draft the portal's replay no longer covers."""
+    return (f"made {line(made)}, over {NONCE_KEPT_HOURS} hours ago: the portal no longer knows its nonce, "
+            f"so sending it may post twice; look for its text first: {look}")
 
 
 def draft_record(prepared, path, publish_command: str) -> dict:

@@ -23,6 +23,9 @@ MAX_TIMEOUT = 600.0
 DEFAULT_POOL = 50
 MAX_POOL = 10000
 DEFAULT_INTERVAL = 20.0
+# How long the portal keeps a nonce (reference/http.md, Replays): a draft sent again after
+# this may post twice.
+NONCE_KEPT_HOURS = 24
 # Days after which a draft no longer waiting moves to the journal's archive.
 ARCHIVE_AFTER = 30
 # A follow's waits, in seconds: polls at least MIN_WAIT and at most MAX_INTERVAL apart, and a

@@ -223,10 +223,15 @@ def show_pending(ctx: Context, journal) -> None:
         ctx.say("no_drafts")
     for index, draft in enumerate(pending):
         publish = publish_command(ctx, [draft.path])
+        forgotten = draft.outlived_its_nonce()
         if ctx.json:
-            ctx.out(render.as_json(render.draft_record(draft.post, draft.path, publish)))
+            record = render.draft_record(draft.post, draft.path, publish)
+            ctx.out(render.as_json({**record, "made_at": draft.created_at, "nonce_forgotten": forgotten}))
             continue
         ctx.out(("\n" if index else "") + f"draft {render.line(draft.path)}")
+        if forgotten:
+            look = f"{ctx.command('activity')} {flag('activity', 'since')} {render.shell_word(draft.created_at)}"
+            ctx.out(render.nonce_forgotten(draft.created_at, look))
         ctx.out(render.preview(draft.post, publish, revision_notes(ctx, draft.post)))
     if len(pending) > 1 and not ctx.json:
         paths = [draft.path for draft in pending]

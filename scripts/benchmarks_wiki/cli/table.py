@@ -19,7 +19,7 @@ from .. import (AGENT_NAME_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIA
                ORIGIN_VARIABLE, PACKAGE, __version__)
 from ..rules import (ARCHIVE_AFTER, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT,
                      KINDS, MAX_BODY_BYTES, MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT,
-                     RETRIED_STATUSES, TIMES, default_kind)
+                     NONCE_KEPT_HOURS, RETRIED_STATUSES, TIMES, default_kind)
 
 READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
 EXIT_INTERRUPTED = 130
@@ -223,7 +223,9 @@ COMMANDS = (
                  "and no longer waiting (sent, refused, discarded or replaced) to the journal's archive/ now "
                  "(done once a day after a send); they are still listed and still answer --draft")),
             "--pending", "a line an entry, newest first: time, drawn, draft, replaced, refused, discarded or "
-            "posted, and what it holds; with --pending, each waiting draft as post --preview shows it",
+            "posted, and what it holds; with --pending, each waiting draft as post --preview shows it, "
+            f"a draft made over {NONCE_KEPT_HOURS} hours ago (its nonce forgotten) with a line saying where to look "
+            "for its text before sending it",
             check=check_journal),
     Command("doctor", READ, "what is in effect, and whether the portal answers", "doctoring.run_doctor", (), "",
             "a line each: origin and where it came from, CA file, proxy, journal folder, Python, version, and "
