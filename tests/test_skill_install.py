@@ -405,4 +405,4 @@ def run_steps(steps, env, folder, seen):
         assert done.returncode == 0, f"{command}\n{done.stderr}"
         output = (done.stdout + done.stderr).replace(env["SKILL"], "$SKILL").replace(journal,
                                                                                      "~/.local/state/benchmarks-wiki")
-        matched(expected, output.replace("for 0.5 s; stopped", "for 5 s; stopped").splitlines(), seen)
+        matched(expected, output.replace("stopped: no new post for 0.5 s", "stopped: no new post for 5 s").splitlines(), seen)
