@@ -22,7 +22,7 @@ NOTES = {
     "discarded": "discarded {path}; it is never sent",
     "archived": "{count} drafts moved to the archive",
     "stopped_quiet": "stopped: no new post for {seconds:g} s",
-    "stopped_in_all": "stopped: {seconds:g} s in all",
+    "stopped_in_all": "stopped: {seconds:g} s in all, after printing every post so far",
     "not_resuming": "no record of following {threads}; starting from the newest post",
     "resume_without_journal": "the journal is off; not resuming {threads}; starting from the newest post",
     "no_receipt": "the post is published, but no receipt was written beside {path}",
