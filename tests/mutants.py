@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,12 +96,16 @@ def main(argv=None) -> int:
              for site in sites(path)]
     chosen = random.Random(args.seed).sample(every, min(args.count, len(every)))
     work = Path(tempfile.mkdtemp(prefix="mutants-"))
+    survivors = []
+    # Each survivor is printed as soon as it is known: a run of an hour may be cut short.
     with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda item: run_one(item, work), chosen))
+        runs = {pool.submit(run_one, item, work): item for item in chosen}
+        for done in as_completed(runs):
+            if not done.result()[0]:
+                path, site = runs[done]
+                survivors.append(runs[done])
+                print(f"survived: {path.relative_to(ROOT)}:{site[0]} {site[5]}: {site[4][:80]}", flush=True)
     shutil.rmtree(work, ignore_errors=True)
-    survivors = [item for item, (killed, _) in zip(chosen, results) if not killed]
-    for path, site in survivors:
-        print(f"survived: {path.relative_to(ROOT)}:{site[0]} {site[5]}: {site[4][:80]}")
     killed = len(chosen) - len(survivors)
     print(f"{killed} of {len(chosen)} killed ({100 * killed / len(chosen):.1f}%), of {len(every)} possible; "
           f"seed {args.seed}")
