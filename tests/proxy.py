@@ -34,7 +34,7 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def _refuse(self, status):
         """Answer ``status`` with an empty body and end the connection, forwarding nothing."""
-        phrase = http.HTTPStatus(status).phrase
+        phrase = self.server.refuse_reason or http.HTTPStatus(status).phrase
         self.wfile.write(f"HTTP/1.1 {status} {phrase}\r\nContent-Length: 0\r\n"
                          "Connection: close\r\n\r\n".encode("latin-1"))
 
@@ -76,11 +76,13 @@ class Proxy(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, refuse_connect=None):
+    def __init__(self, refuse_connect=None, refuse_reason=None):
         """With ``refuse_connect`` a status such as 403, every CONNECT is answered with it
-        and an empty body, and the connection closed, as a proxy that forbids tunnels does."""
+        and an empty body, and the connection closed, as a proxy that forbids tunnels does;
+        ``refuse_reason`` is the reason phrase it gives, its status's standard one if None."""
         super().__init__(("127.0.0.1", 0), _Handler)
         self.refuse_connect = refuse_connect
+        self.refuse_reason = refuse_reason
         self.seen = []
         threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
 

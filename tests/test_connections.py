@@ -11,6 +11,8 @@ from tests.conftest import script_env, wait_for
 from benchmarks_wiki.sandbox import Catalogue, Portal
 from tests.proxy import Proxy
 
+TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
+
 
 def reset_when_idle(portal, how="reset", seconds=5):
     """Reset (or close) the client's kept-alive connection once the server waits on it for a
@@ -93,6 +95,15 @@ def test_a_gzip_bomb_is_refused_like_an_oversized_answer(run, portal, client):
     assert done.returncode == 1 and "once inflated" in done.stderr and done.stderr.count("\n") == 1
 
 
+def test_an_answer_inflating_to_exactly_the_limit_is_read(portal, client):
+    portal.gzip_bomb_next(transport.MAX_ANSWER_BYTES)
+    assert len(client.markdown(TASK)) == transport.MAX_ANSWER_BYTES
+    portal.gzip_bomb_next(transport.MAX_ANSWER_BYTES + 1)
+    with pytest.raises(ApiError) as caught:
+        client.markdown(TASK)
+    assert caught.value.code == "answer_too_large" and "once inflated" in caught.value.message
+
+
 @pytest.fixture
 def refusing_proxy(monkeypatch):
     server = Proxy(refuse_connect=403)
@@ -106,6 +117,20 @@ def test_a_proxy_that_refuses_the_tunnel_is_not_retried(portal, refusing_proxy, 
         Client(portal.origin, ssl_context=tls, sleep=fake_time.sleep).stats()
     assert "refused to open a tunnel (403 Forbidden); nothing was sent to the portal" in str(caught.value)
     assert not caught.value.outcome_unknown and fake_time.slept == [] and portal.requests == []
+
+
+def test_a_proxy_refusal_is_reported_whole_whatever_colons_it_holds(portal, tls, fake_time, monkeypatch):
+    # http.client puts its own "Tunnel connection failed:" before the proxy's status line: all
+    # after that first colon is the proxy's, and a proxy's reason may hold colons of its own.
+    server = Proxy(refuse_connect=403, refuse_reason="Forbidden: blocked by policy: ask IT")
+    monkeypatch.setenv("https_proxy", server.url)
+    try:
+        with pytest.raises(TransportError) as caught:
+            Client(portal.origin, ssl_context=tls, sleep=fake_time.sleep).stats()
+    finally:
+        server.stop()
+    assert "refused to open a tunnel (403 Forbidden: blocked by policy: ask IT); nothing was sent" \
+        in str(caught.value)
 
 
 def test_a_post_through_a_refusing_proxy_says_nothing_was_posted(run, portal, task_id, refusing_proxy):

@@ -227,23 +227,46 @@ def test_the_journal_lives_under_localappdata_on_windows(tmp_path):
     assert located(environ={}, windows=True)[0].parts[-3:] == ("AppData", "Local", "benchmarks-wiki")
 
 
-# A stand-in for Windows' msvcrt: locking() takes a byte range of an open file, and refuses
-# (EACCES) a range another handle holds.
+# A stand-in for Windows' msvcrt: locking() takes a byte range of an open file, from the
+# file's position, and refuses (EACCES) a range another handle holds; as on Windows, an unlock
+# must name exactly the range its handle locked. ``calls`` lists each call's mode and length.
 MSVCRT = '''
 import errno, os
 LK_UNLCK, LK_NBLCK = 0, 2
 _held = {}
+calls = []
 def locking(fd, mode, nbytes):
     if fd == 999:
         raise OSError(errno.EBADF, "Bad file descriptor")
+    calls.append((mode, nbytes))
     key = os.fstat(fd).st_ino
+    span = (fd, os.lseek(fd, 0, os.SEEK_CUR), nbytes)
     if mode == LK_NBLCK:
-        if _held.get(key, fd) != fd:
+        if _held.get(key, span)[0] != fd:
             raise OSError(errno.EACCES, "Permission denied")
-        _held[key] = fd
+        _held[key] = span
+    elif _held.get(key) == span:
+        del _held[key]
     else:
-        _held.pop(key, None)
+        raise OSError(errno.EACCES, "Permission denied")
 '''
+
+
+@pytest.fixture
+def msvcrt_standin(tmp_path):
+    """The stand-in, imported in this process as ``msvcrt``."""
+    folder = tmp_path / "standin"
+    folder.mkdir()
+    (folder / "msvcrt.py").write_text(MSVCRT)
+    sys.path.insert(0, str(folder))
+    try:
+        import msvcrt
+
+        yield msvcrt
+    finally:
+        sys.path.remove(str(folder))
+        sys.modules.pop("msvcrt", None)
+
 
 WINDOWS_RUN = '''
 import sys
@@ -275,27 +298,35 @@ def test_the_windows_lock_sends_once_and_waits_a_bounded_time(portal, tmp_path, 
     assert len(publishes(portal)) == 1
 
 
-def test_a_lock_error_on_windows_is_one_line_at_once(tmp_path):
-    sys.path.insert(0, str(tmp_path))
-    try:
-        (tmp_path / "msvcrt.py").write_text(MSVCRT)
-        import msvcrt  # the stand-in
-        from benchmarks_wiki.files import _msvcrt_lock
+def test_a_lock_error_on_windows_is_one_line_at_once(msvcrt_standin):
+    from benchmarks_wiki.files import _msvcrt_lock
 
-        take, _ = _msvcrt_lock(msvcrt)
+    take, _ = _msvcrt_lock(msvcrt_standin)
 
-        class Broken:
-            def fileno(self):
-                return 999
+    class Broken:
+        def fileno(self):
+            return 999
 
-            def seek(self, _):
-                pass
+        def seek(self, _):
+            pass
 
-        with pytest.raises(OSError):
-            take(Broken())
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("msvcrt", None)
+    with pytest.raises(OSError):
+        take(Broken())
+
+
+def test_the_windows_lock_frees_exactly_the_byte_it_took(msvcrt_standin, tmp_path):
+    from benchmarks_wiki.files import _msvcrt_lock
+
+    take, release = _msvcrt_lock(msvcrt_standin)
+    lock = tmp_path / "draft.lock"
+    with open(lock, "a+b") as first, open(lock, "a+b") as second:
+        assert take(first) and not take(second)
+        first.seek(5)  # a handle moved since its lock was taken still frees that lock
+        release(first)
+        assert take(second)
+        release(second)
+    taken, freed = (msvcrt_standin.LK_NBLCK, 1), (msvcrt_standin.LK_UNLCK, 1)
+    assert msvcrt_standin.calls == [taken, taken, freed, taken, freed]
 
 
 def test_a_lock_that_never_frees_is_given_up_after_the_wait(tmp_path, fake_time):

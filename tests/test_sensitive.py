@@ -94,6 +94,15 @@ def test_findings_name_what_and_where(body, found):
     assert find_sensitive(body) == [(what, *place) for (what, _), place in zip(found, where)]
 
 
+@pytest.mark.parametrize("value, caught", [
+    ("kzqwmvrtplxn4hjs7bgd9yfc", True),
+    ("kzqwmvrtplxn4hjs7bgdyfcw", False),
+])
+def test_three_digit_groups_scattered_through_a_long_run_of_letters_make_it_a_key(value, caught):
+    # Lower case only, so that the value is judged by its digits alone and not by its mix of cases.
+    assert find_sensitive(f"api_key={value}") == ([("a secret value for api_key", 1, 9)] if caught else [])
+
+
 def test_columns_count_characters_from_one():
     assert find_sensitive("é\n\tcd /home/alice && ls ~/") == [("a home-directory path", 2, 5),
                                                                 ("a home-directory path", 2, 23)]

@@ -1,6 +1,7 @@
 import pytest
 
 from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
+from benchmarks_wiki.transport import Response, parse_origin
 from tests.certs import CA_FILE
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
@@ -94,6 +95,35 @@ def test_other_retry_statuses(client, portal, status):
     assert [request.status for request in portal.requests] == [status, 200]
 
 
+@pytest.mark.parametrize("given, scheme, port, written", [
+    ("https://example.org", "https", 443, "https://example.org"),
+    ("https://example.org:443", "https", 443, "https://example.org"),
+    ("https://example.org:80", "https", 80, "https://example.org:80"),
+    ("http://example.org", "http", 80, "http://example.org"),
+    ("http://example.org:80/", "http", 80, "http://example.org"),
+    ("http://example.org:443", "http", 443, "http://example.org:443"),
+])
+def test_an_origin_is_written_with_its_port_only_when_not_its_schemes_default(given, scheme, port, written):
+    origin = parse_origin(given)
+    assert (origin.scheme, origin.host, origin.port) == (scheme, "example.org", port)
+    assert str(origin) == written
+
+
+def test_an_origin_with_its_default_port_spelled_out_is_the_same_origin():
+    assert parse_origin("https://example.org:443") == parse_origin("https://example.org")
+    assert parse_origin("http://example.org:80") == parse_origin("http://example.org")
+    assert parse_origin("https://example.org:80") != parse_origin("https://example.org")
+
+
+def test_a_response_without_a_reason_gets_its_statuss_standard_one():
+    assert Response(404).reason == "Not Found"
+    assert Response(503, reason="").reason == "Service Unavailable"
+
+
+def test_a_response_keeps_the_reason_it_was_given():
+    assert Response(404, reason="No Such Thread").reason == "No Such Thread"
+
+
 def test_retry_after_is_honoured(client, portal, fake_time):
     portal.fail_next(429, times=1, retry_after=7)
     client.stats()
@@ -105,6 +135,15 @@ def test_retry_after_beyond_the_cap_ends_the_retries(client, portal, fake_time):
     with pytest.raises(ApiError) as caught:
         client.stats()
     assert "try again after" in str(caught.value)
+    assert len(portal.requests) == 1 and fake_time.slept == []
+
+
+def test_a_retry_after_beyond_a_hundred_years_is_said_as_a_hundred_years(client, portal, fake_time):
+    portal.fail_next(503, times=1, retry_after=10 ** 30)
+    with pytest.raises(ApiError) as caught:
+        client.stats()
+    assert caught.value.retry_after == 100 * 365 * 86400
+    assert "the portal asks to wait 3.1536e+09 s; try again after " in str(caught.value)
     assert len(portal.requests) == 1 and fake_time.slept == []
 
 
