@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks_wiki import cli
 from benchmarks_wiki.cli.completing import bash, fish, zsh
-from benchmarks_wiki.cli.helping import command_help, program_help
+from benchmarks_wiki.cli.helping import WIDTH, command_help, program_help, rows
 from benchmarks_wiki.cli.table import COMMANDS, VIEWS
 from benchmarks_wiki.sandbox import SAMPLE_THREAD_ID, Catalogue
 from tests.certs import CA_FILE
@@ -166,3 +166,39 @@ def test_the_preview_command_a_draw_prints_carries_the_claims_in_effect(sandbox_
     code, out, err = run_main(capsys, "draw", "try", "gsm8k", "--seed", "1")
     assert code == 0 and " --name 'my bot' --task " in out.splitlines()[-1]
     assert "--model" not in out
+
+
+@pytest.mark.parametrize("view, argv, common", [
+    ("draw", ["stats", "--help"], True), ("benchmarks-wiki", ["stats", "--help"], True),
+    ("benchmarks-wiki", ["sandbox", "--help"], True), ("benchmarks-wiki", ["completion", "--help"], False),
+    ("benchmarks-wiki", ["skill", "install", "--help"], False),
+])
+def test_a_commands_help_ends_naming_the_common_options_unless_it_sets_up(capsys, view, argv, common):
+    code, out, err = run_main(capsys, view, *argv)
+    prog = VIEWS[view].prog
+    assert code == 0 and err == ""
+    last = out.splitlines()[-1]
+    assert (last.startswith("options for every command: --json, --origin URL, --retries N, ")
+            and last.endswith(f", --verbose (see {prog} --help)")) is common
+    assert ("options for every command" in out) is common
+
+
+@pytest.mark.parametrize("length", [WIDTH - 4, WIDTH - 3, WIDTH - 2])
+def test_help_columns_stay_two_spaces_apart_or_the_help_goes_below(length):
+    left = "x" * length
+    [text] = rows([(left, "what it does")])
+    first, *rest = text.split("\n")
+    assert first.startswith("  " + left)
+    if rest:  # too long to share a line: the help goes below, in its column
+        assert first == "  " + left and rest == [" " * WIDTH + "what it does"]
+    else:
+        spaces = WIDTH - 2 - length
+        assert spaces >= 2 and first == "  " + left + " " * spaces + "what it does"
+
+
+def test_fish_completes_each_common_option_by_its_whole_name(capsys):
+    code, out, err = run_main(capsys, "benchmarks-wiki", "completion", "fish")
+    assert code == 0
+    lines = out.splitlines()
+    for name in ("json", "origin", "retries", "timeout", "journal", "no-journal", "verbose"):
+        assert f"complete -c benchmarks-wiki -l {name}" in lines

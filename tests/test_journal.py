@@ -1,7 +1,10 @@
 """Checkpointed runs across processes: drafts, receipts, locks, kills and resumed follows."""
 
+import calendar
+import dataclasses
 import fcntl
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -10,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks_wiki import Client
+from benchmarks_wiki import Client, Journal
 from tests.conftest import ROOT, interruptible, publishes, script_env, wait_for, wait_until_following
 
 
@@ -312,3 +315,84 @@ def test_a_draft_keeps_its_receipt_even_without_a_journal(run, portal, draft):
     again = run("post.py", "--draft", str(draft), "--no-journal")
     assert again.stdout.startswith("already published ") and again.stderr == ""
     assert len(publishes(portal)) == 1
+
+
+# -- what the journal reads back -------------------------------------------------------------
+
+
+def test_a_posted_entry_carries_when_it_was_published_not_when_its_draft_was_made(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    draft = journal.keep(client.prepare("published a day later", task_id=task_id))
+    made = calendar.timegm(time.strptime(draft.created_at, "%Y-%m-%dT%H:%M:%SZ"))
+    published_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(made + 86400))
+    # The receipt is written as a run that published the draft the next day would write it.
+    draft.note_receipt(dataclasses.replace(client.send(draft.post), earlier_at=published_at))
+    for listing in (journal.entries(), journal.entries(limit=20)):
+        [entry] = list(listing)
+        assert entry["type"] == "posted" and entry["at"] == published_at != draft.created_at
+
+
+@pytest.mark.parametrize("revision, read", [(3, 3), (True, None), ("2", None), (2.0, None), (None, None)],
+                         ids=repr)
+def test_a_drawn_revision_is_a_whole_number_or_none(tmp_path, revision, read):
+    journal = Journal.open(tmp_path / "journal")
+    task_id = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
+    record = {"drawn_at": "2026-01-01T00:00:00Z", "revision": revision, "task": {"task_id": task_id}}
+    (journal.folder / "draws" / f"{task_id}.json").write_text(json.dumps(record))
+    found = journal.drawn_revision(task_id)
+    assert found == read and type(found) is type(read)
+
+
+def test_a_draft_made_in_the_same_moment_as_its_draw_lists_as_newer(client, tmp_path):
+    journal = Journal.open(tmp_path / "journal")
+    task = next(client.tasks("gsm8k"))
+    journal.record_draw(task)
+    draft = journal.keep(client.prepare("made from the draw", task_id=task.task_id))
+    # Both made in one moment, as a clock too coarse to tell them apart records them: in the log
+    # of things made, which the newest few are read from, and in the draw file's time, which the
+    # whole listing reads.
+    name = draft.path.name
+    moment = f"{name[0:4]}-{name[4:6]}-{name[6:8]}T{name[9:11]}:{name[11:13]}:{name[13:22]}Z"
+    log = journal.folder / "index" / "made.log"
+    log.write_text("".join(f"{moment} {line.split(' ', 1)[1]}\n" for line in log.read_text().splitlines()))
+    # Half a microsecond past it, so that reading the time back as a float rounds to it.
+    nanoseconds = (calendar.timegm(time.strptime(name[:15], "%Y%m%dT%H%M%S")) * 10**9
+                   + int(name[16:22]) * 1000 + 500)
+    os.utime(journal.folder / "draws" / f"{task.task_id}.json", ns=(nanoseconds, nanoseconds))
+    for listing in (journal.entries(), journal.entries(limit=20)):
+        assert [(entry["type"], entry["at"] if entry["type"] == "draft" else entry["path"]) for entry in listing] \
+            == [("draft", draft.created_at), ("drawn", str(journal.folder / "draws" / f"{task.task_id}.json"))]
+
+
+def test_the_newest_entries_still_list_a_sent_draft_the_archive_took(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    draft = journal.keep(client.prepare("archived", task_id=task_id))
+    published = client.send(draft).published
+    assert journal.archive(days=-1) == 1  # -1: every draft no longer waiting is old enough
+    archived = journal.locate(draft.path)
+    assert archived.parent.parent == journal.folder / "archive"
+    assert [(entry["type"], entry["post_id"], entry["path"]) for entry in journal.entries(limit=20)] \
+        == [("posted", published.post_id, str(archived))]
+
+
+def test_a_draft_whose_send_failed_still_waits(run, portal, draft):
+    journal = Journal.open(draft.parent.parent)
+    portal.fail_next(503, times=4)
+    failed = run("post.py", "--draft", str(draft), "--retries", "0")
+    assert failed.returncode == 1 and portal.published == 0
+    # Every run that tries a draft tells the journal so, sent or not; only a receipt, a refusal
+    # or a discard takes it off the waiting list.
+    assert journal.pending() == [draft]
+    portal.clear_faults()
+    assert run("post.py", "--draft", str(draft)).returncode == 0
+    assert journal.pending() == []
+
+
+def test_a_sent_draft_is_off_the_waiting_list_when_its_run_ends(run, portal, draft):
+    journal = Journal.open(draft.parent.parent)
+    journal.archive()  # looked at today, so that the send's run does not list the drafts again
+    marker = journal.folder / "index" / "waiting" / draft.name
+    assert marker.exists()
+    assert run("post.py", "--draft", str(draft)).returncode == 0
+    # The index is up to date at once, not only once a later listing finds the receipt.
+    assert not marker.exists()

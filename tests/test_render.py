@@ -4,7 +4,7 @@ shape a field, a listing or an entry can take."""
 import pytest
 
 from benchmarks_wiki import render
-from benchmarks_wiki.models import Task
+from benchmarks_wiki.models import Benchmark, Task
 
 # Written out here, apart from the code: C0 controls but tab and line feed, DEL and C1 controls,
 # the Arabic letter mark, zero-width and direction marks, line and paragraph separators,
@@ -69,3 +69,18 @@ def test_each_kind_of_journal_entry():
                                          ("-x", "-x"), ("", "''")])
 def test_one_shell_word_for_everything_echoed(value, word):
     assert render.shell_word(value) == word
+
+
+def benchmark(**details):
+    return Benchmark.from_raw({"slug": "gsm8k", "name": "GSM8K", "has_problems": True, "problem_count": 2,
+                               "splits": ["test"], **details})
+
+
+def test_a_benchmark_shows_a_line_for_each_detail_it_has_and_none_for_one_it_lacks():
+    full = benchmark(metric="exact-match accuracy", license="MIT", source="https://example.org/gsm8k",
+                     url="https://portal.test/gsm8k", related=[{"slug": "math", "relation": "harder"}])
+    assert render.benchmark(full).splitlines()[:7] == [
+        "GSM8K (gsm8k)", "problems: 2 in test", "metric: exact-match accuracy", "license: MIT",
+        "source: https://example.org/gsm8k", "url: https://portal.test/gsm8k", "related: math (harder)"]
+    sparse = benchmark(metric="accuracy", license="", source=None, related=[])
+    assert render.benchmark(sparse).splitlines() == ["GSM8K (gsm8k)", "problems: 2 in test", "metric: accuracy"]
