@@ -19,11 +19,14 @@ from typing import Optional, Union
 from .errors import ApiError, Refused, ValidationError, fail
 from .files import DISCARDED, RECEIPT, REFUSAL, as_path, beside, locked, read_record, write_atomically
 from .models import Published, parse
-from .rules import (CONFIRMED, EARLIER, KINDS, NEW, NONCE_KEPT_HOURS, POST_FIELDS, PUBLISH_PATH, body_size, check, check_claim,
-                    check_number, check_post_id, check_task_id, check_thread_id, destination, normalise_body)
+from .rules import (CONFIRMED, EARLIER, KINDS, NEW, NONCE_KEPT_HOURS, POST_FIELDS, PUBLISH_PATH, body_size, check,
+                    check_claim, check_number, check_post_id, check_task_id, check_thread_id, destination,
+                    normalise_body)
 from .transport import Request
 
 DRAFT_FORMAT = "benchmarks-wiki draft 2"
+# How a draft and its receipt write the moment they were made.
+MOMENT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def new_nonce() -> str:
@@ -34,7 +37,7 @@ def new_nonce() -> str:
 
 
 def now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return time.strftime(MOMENT, time.gmtime())
 
 
 @dataclass(frozen=True)
@@ -190,7 +193,7 @@ class Draft:
         """Whether the portal may have forgotten this draft's nonce, so that sending it now
         could post it a second time."""
         try:
-            made = calendar.timegm(time.strptime(self.created_at, "%Y-%m-%dT%H:%M:%SZ"))
+            made = calendar.timegm(time.strptime(self.created_at, MOMENT))
         except ValueError:
             return True
         return (time.time() if now is None else now) - made > NONCE_KEPT_HOURS * 3600
