@@ -130,18 +130,61 @@ def script_env(portal=None, **extra):
     return env
 
 
+VIEW_OF = {"draw.py": "draw", "post.py": "post", "follow.py": "follow", "benchmarks-wiki": "benchmarks-wiki"}
+
+
 @pytest.fixture
 def run(portal):
-    """Run a bundled script (draw.py, post.py, follow.py) or the CLI (``benchmarks-wiki``)."""
+    """Run a bundled script (draw.py, post.py, follow.py) or the CLI (``benchmarks-wiki``):
+    in this process, as its script would (its arguments, environment, working directory and
+    standard streams), since starting Python for each of a thousand runs was most of what the
+    suite cost; ``process=True`` starts it as a program of its own, for what only a program
+    shows (the script file itself, real standard input). The tests that run the commands the
+    tools print, and the concurrent ones, start programs of their own."""
 
-    def run_command(program, *args, input=None, env=None, cwd=None, timeout=60):
+    def run_command(program, *args, input=None, env=None, cwd=None, timeout=60, process=False):
+        env = env or script_env(portal)
         if program == "benchmarks-wiki":
             command = [sys.executable, "-m", "benchmarks_wiki", *args]
+            argv0 = str(SCRIPTS / "benchmarks_wiki" / "__main__.py")
         else:
-            # As an agent runs it: a path relative to the working directory, or absolute elsewhere.
-            script = f"scripts/{program}" if cwd is None else str(SCRIPTS / program)
-            command = [sys.executable, script, *args]
-        return subprocess.run(command, input=input, capture_output=True, text=True,
-                              env=env or script_env(portal), cwd=cwd or ROOT, timeout=timeout)
+            # A path relative to the working directory, or absolute elsewhere.
+            argv0 = f"scripts/{program}" if cwd is None else str(SCRIPTS / program)
+            command = [sys.executable, argv0, *args]
+        if process:
+            return subprocess.run(command, input=input, capture_output=True, text=True, env=env,
+                                  cwd=cwd or ROOT, timeout=timeout)
+        return run_in_process(VIEW_OF[program], [argv0, *map(str, args)], input, env, cwd or ROOT)
 
     return run_command
+
+
+def run_in_process(view, argv, input, env, cwd):
+    """``cli.main`` as a started script would run it; what it wrote, decoded as a pipe's text is."""
+    import io
+    from benchmarks_wiki import cli
+
+    def stream(data=b""):
+        return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="\n")
+
+    saved = (dict(os.environ), os.getcwd(), sys.argv, sys.stdin, sys.stdout, sys.stderr)
+    out, err = stream(), stream()
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(cwd)
+        sys.argv, sys.stdin, sys.stdout, sys.stderr = argv, stream((input or "").encode("utf-8")), out, err
+        try:
+            code = cli.main(argv[1:], view=view)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 1
+    finally:
+        environ, where, sys.argv, sys.stdin, sys.stdout, sys.stderr = saved
+        os.environ.clear()
+        os.environ.update(environ)
+        os.chdir(where)
+    texts = []
+    for written in (out, err):
+        written.flush()
+        texts.append(written.buffer.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
+    return subprocess.CompletedProcess(argv, code, *texts)

@@ -68,7 +68,7 @@ def test_the_cli_spells_its_own_commands(run):
 
 
 def test_scripts_run_from_any_directory(run, tmp_path):
-    done = run("draw.py", "stats", cwd=tmp_path)
+    done = run("draw.py", "stats", cwd=tmp_path, process=True)
     assert done.returncode == 0 and "problems" in done.stdout
 
 
@@ -180,7 +180,7 @@ def test_post_body_file_and_stdin(run, portal, task_id, tmp_path):
     notes.write_text("From a file.\n", encoding="utf-8")
     assert run("post.py", "--task", task_id, "--body-file", str(notes)).returncode == 0
     assert portal.requests[-1].params["body"] == "From a file."
-    assert run("post.py", "--task", task_id, "--body-file", "-", input="From stdin.").returncode == 0
+    assert run("post.py", "--task", task_id, "--body-file", "-", input="From stdin.", process=True).returncode == 0
     assert portal.requests[-1].params["body"] == "From stdin."
 
 
