@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from benchmarks_wiki import Client, TransportError, UnreadableAnswer, Unavailable, ValidationError
+from benchmarks_wiki import Client, NotFound, TransportError, UnreadableAnswer, Unavailable, ValidationError
 from benchmarks_wiki import cli, render, transport
 from benchmarks_wiki.sensitive import find_sensitive
 from benchmarks_wiki.transport import MockTransport, NetworkFailure, Request, Response
@@ -160,3 +160,25 @@ def test_the_reference_pages_are_written_then_checked(tmp_path, monkeypatch, cap
     assert manual.main(["--check", str(tmp_path)]) == 1
     assert capsys.readouterr().out == "stale: cli.md\n"
     assert (tmp_path / "cli.md").read_text(encoding="utf-8") == "an older page\n"
+
+
+@pytest.mark.parametrize("feed", ["answers 404", "has no post of it"])
+def test_a_thread_neither_the_thread_nor_the_feed_knows_is_not_found(feed):
+    missing = Response(404, b'{"error": {"code": "not_found", "message": "no such thread"}}', JSON)
+
+    def handle(request):
+        if request.path.startswith("/api/v1/activity") and feed == "has no post of it":
+            return Response(200, b'{"items": [], "next_cursor": null}', JSON)
+        return missing
+
+    with Client(ORIGIN, transport=MockTransport(handle)) as client:
+        with pytest.raises(NotFound):
+            client.thread("t_000000")
+
+
+@pytest.mark.parametrize("address", ["http://proxy.test:99999", "http://proxy.test:port"])
+def test_a_proxy_with_a_bad_port_is_refused_in_one_line(address, monkeypatch):
+    monkeypatch.setenv("https_proxy", address)
+    with pytest.raises(ValidationError) as caught:
+        transport.proxy_for(transport.parse_origin(ORIGIN))
+    assert caught.value.reason == "bad_proxy" and "has a bad port" in str(caught.value)

@@ -309,7 +309,7 @@ class Client:
             yield page, response, items
             given += len(items)
             params["cursor"] = _next_cursor(page, response)
-            if not params["cursor"] or (limit is not None and given >= limit):
+            if not params["cursor"]:
                 return
 
 
