@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -390,3 +391,17 @@ def test_a_file_system_without_hard_links_still_keeps_each_draft_once(client, jo
     kept = journal.keep(client.prepare("kept", task_id=task_ids[0]), key="run-1")
     assert journal.keep(client.prepare("kept", task_id=task_ids[0]), key="run-1").path == kept.path
     assert journal.pending() == [kept.path] and len(journal.drafts()) == 1
+
+
+def test_the_archive_leaves_a_draft_made_in_its_cutoff_second(client, journal, task_ids):
+    drafts = journal.folder / "drafts"
+    # The cutoff is a whole second of the clock; retried should that second end mid-test.
+    for attempt in range(5):
+        second = time.strftime("%Y%m%dT%H%M%S", time.gmtime(time.time() + 86400))
+        draft = Draft.write(client.prepare(f"discarded {attempt}", task_id=task_ids[0]),
+                            drafts / f"{second}.000000Z-{attempt:08x}.json")
+        journal.discard(draft.path)
+        moved = journal.archive(days=-1)
+        if time.strftime("%Y%m%dT%H%M%S", time.gmtime(time.time() + 86400)) == second:
+            break
+    assert moved == 0 and draft.path.exists()

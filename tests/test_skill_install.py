@@ -406,3 +406,18 @@ def run_steps(steps, env, folder, seen):
         output = (done.stdout + done.stderr).replace(env["SKILL"], "$SKILL").replace(journal,
                                                                                      "~/.local/state/benchmarks-wiki")
         matched(expected, output.replace("stopped: no new post for 0.5 s", "stopped: no new post for 5 s").splitlines(), seen)
+
+
+def test_the_old_skill_goes_whatever_it_was_and_a_link_leaves_its_target(tmp_path):
+    from benchmarks_wiki.skill import _discard
+
+    target = tmp_path / "kept"
+    (target / "inner").mkdir(parents=True)
+    folder, link, file = tmp_path / "folder", tmp_path / "link", tmp_path / "file"
+    (folder / "inner").mkdir(parents=True)
+    link.symlink_to(target, target_is_directory=True)
+    file.write_text("old", encoding="utf-8")
+    for old in (folder, link, file):
+        _discard(old)
+        assert not os.path.lexists(old)
+    assert (target / "inner").is_dir()

@@ -259,3 +259,11 @@ def test_connection_refused_is_a_transport_error(tls, fake_time):
     with pytest.raises(TransportError, match="refused") as caught:
         Client(f"https://127.0.0.1:{port}", ssl_context=tls, sleep=fake_time.sleep).stats()
     assert "4 attempts" in str(caught.value)
+
+
+@pytest.mark.parametrize("origin", ["https://someone@portal.test", "https://:secret@portal.test",
+                                    "https://someone:secret@portal.test"])
+def test_an_origin_holding_any_credential_is_refused(origin):
+    with pytest.raises(ValidationError) as caught:
+        parse_origin(origin)
+    assert caught.value.reason == "bad_origin" and "holds credentials" in str(caught.value)
