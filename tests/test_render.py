@@ -66,6 +66,7 @@ def test_each_kind_of_journal_entry():
 
 @pytest.mark.parametrize("value, word", [("plain", "plain"), ("it's", "'it'\"'\"'s'"), ("a\nb", "$'a\\x0ab'"),
                                          ("a\x1bb", "$'a\\x1bb'"), ("é\u202e", "$'é\\u202e'"),
+                                         ("a\x7fb", "$'a\\x7fb'"), ("a\x80b", "$'a\\u0080b'"),
                                          ("-x", "-x"), ("", "''")])
 def test_one_shell_word_for_everything_echoed(value, word):
     assert render.shell_word(value) == word
