@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from benchmarks_wiki import Client, NotFound, TransportError, UnreadableAnswer, Unavailable, ValidationError
+from benchmarks_wiki import ApiError, Client, NotFound, TransportError, UnreadableAnswer, Unavailable, ValidationError
 from benchmarks_wiki import cli, render, transport
 from benchmarks_wiki.sensitive import find_sensitive
 from benchmarks_wiki.transport import MockTransport, NetworkFailure, Request, Response
@@ -182,3 +182,28 @@ def test_a_proxy_with_a_bad_port_is_refused_in_one_line(address, monkeypatch):
     with pytest.raises(ValidationError) as caught:
         transport.proxy_for(transport.parse_origin(ORIGIN))
     assert caught.value.reason == "bad_proxy" and "has a bad port" in str(caught.value)
+
+
+def test_an_answer_declaring_more_than_the_limit_is_refused_before_it_is_read(fake_time):
+    size = transport.MAX_ANSWER_BYTES + 1
+    server = RawServer(f"HTTP/1.1 200 OK\r\nContent-Type: text/markdown\r\nContent-Length: {size}\r\n\r\n#".encode())
+    try:
+        with Client(server.origin, retries=0, sleep=fake_time.sleep) as client:
+            with pytest.raises(ApiError) as caught:
+                client.markdown(TASK)
+    finally:
+        server.close()
+    assert caught.value.reason == "answer_too_large" and f"at least {size} bytes" in str(caught.value)
+
+
+def test_a_receipt_says_whether_its_send_made_the_post(client, tmp_path):
+    from benchmarks_wiki import Journal
+    from benchmarks_wiki.files import RECEIPT, beside
+
+    journal = Journal.open(tmp_path / "journal")
+    draft = journal.keep(client.prepare("made by this send", task_id=next(client.tasks("gsm8k")).task_id))
+    client.send(draft)
+    assert draft.receipt().published.created is True
+    beside(draft.path, RECEIPT).unlink()  # as if the first run had stopped before writing it
+    client.send(draft)
+    assert draft.receipt().published.created is False

@@ -396,3 +396,14 @@ def test_a_sent_draft_is_off_the_waiting_list_when_its_run_ends(run, portal, dra
     assert run("post.py", "--draft", str(draft)).returncode == 0
     # The index is up to date at once, not only once a later listing finds the receipt.
     assert not marker.exists()
+
+
+def test_the_whole_journal_lists_every_entry_past_the_newest_twenty(run, client, tmp_path):
+    journal = Journal.open(tmp_path / "state" / "benchmarks-wiki")
+    task_id = next(client.tasks("gsm8k")).task_id
+    for number in range(21):
+        journal.keep(client.prepare(f"wording {number}", task_id=task_id))
+    newest = run("draw.py", "journal")
+    assert len(newest.stdout.splitlines()) == 20 and "more remain" in newest.stderr
+    every = run("draw.py", "journal", "--all")
+    assert len(every.stdout.splitlines()) == 21 and every.stderr == ""
