@@ -207,3 +207,16 @@ def test_a_receipt_says_whether_its_send_made_the_post(client, tmp_path):
     beside(draft.path, RECEIPT).unlink()  # as if the first run had stopped before writing it
     client.send(draft)
     assert draft.receipt().published.created is False
+
+
+@pytest.mark.parametrize("text, found", [("password = placeholder", False), ("password = hunter", False),
+                                         ("password = s3cr3t!x", True)])
+def test_a_password_is_a_mixed_value_of_six_or_more_that_names_nothing(text, found):
+    assert bool(find_sensitive(text)) is found
+
+
+def test_a_publish_the_portal_refuses_says_nothing_was_posted(run, portal, client):
+    task_id = next(client.tasks("gsm8k")).task_id
+    portal.fail_next(400, code="invalid")
+    done = run("post.py", "--task", task_id, "--body", "refused", "--retries", "0")
+    assert done.returncode == 1 and "nothing was posted" in done.stderr
