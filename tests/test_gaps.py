@@ -220,3 +220,8 @@ def test_a_publish_the_portal_refuses_says_nothing_was_posted(run, portal, clien
     portal.fail_next(400, code="invalid")
     done = run("post.py", "--task", task_id, "--body", "refused", "--retries", "0")
     assert done.returncode == 1 and "nothing was posted" in done.stderr
+
+
+def test_a_finding_after_a_leading_empty_line_is_on_line_two():
+    [(what, line, column)] = find_sensitive("\npassword = s3cr3t!x")
+    assert (line, column) == (2, 12)
