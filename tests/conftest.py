@@ -1,4 +1,5 @@
 import atexit
+import io
 import os
 import shutil
 import ssl
@@ -13,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
-from benchmarks_wiki import Client  # noqa: E402
+from benchmarks_wiki import Client, cli  # noqa: E402
+from benchmarks_wiki.cli.table import VIEWS  # noqa: E402
 from tests.certs import CA_FILE  # noqa: E402
 from benchmarks_wiki.sandbox import Catalogue, Portal  # noqa: E402
 
@@ -130,7 +132,8 @@ def script_env(portal=None, **extra):
     return env
 
 
-VIEW_OF = {"draw.py": "draw", "post.py": "post", "follow.py": "follow", "benchmarks-wiki": "benchmarks-wiki"}
+# The view of the command line each program is, by the name it runs under.
+VIEW_OF = {view.prog: name for name, view in VIEWS.items()}
 
 
 @pytest.fixture
@@ -161,9 +164,6 @@ def run(portal):
 
 def run_in_process(view, argv, input, env, cwd):
     """``cli.main`` as a started script would run it; what it wrote, decoded as a pipe's text is."""
-    import io
-    from benchmarks_wiki import cli
-
     def stream(data=b""):
         return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="\n")
 
