@@ -2,18 +2,26 @@
 against the whole suite in a copy of the checkout.
 
     python3 -m tests.mutants [--count 80] [--seed 1] [--jobs 2]
+    python3 -m tests.mutants --every --module journal.py --quick
 
 Each change is one of: a comparison flipped (< and <=, == and !=, in and not in, is and is
 not), a whole number moved by one, `and` and `or` swapped, a condition negated, a `raise`
 removed. The sandbox, the suite's own portal, is left alone. A change is killed when the
 suite fails; the survivors are listed with where they are, to be read: some change nothing
 a caller could see.
+
+`--quick` first maps which tests run each line (`tests.lines`), then runs on each change only
+the tests that run its line, then, if they all pass, the tests that start a program of their
+own; a change to what runs at import meets the whole suite. A test that does neither cannot
+notice the change, so the verdicts are the whole suite's, in a fraction of its time.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
+import os
 import random
 import shutil
 import subprocess
@@ -27,13 +35,13 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "scripts" / "benchmarks_wiki"
 FLIPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
          ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
-# The quick files first, so that a change one of them notices costs seconds.
 ORDER = ["test_errors.py", "test_render.py", "test_publishing.py", "test_client.py", "test_transport.py",
          "test_follow.py", "test_contract.py", "test_layout.py", "test_help.py", "test_fuzz.py"]
 
 
 def sites(path: Path) -> list:
-    """Every change that can be made in ``path``: (line, column, end line, end column, new text, kind)."""
+    """Every change that can be made in ``path``: (line, column, end line, end column, new text, kind,
+    the lines that run it)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
@@ -52,11 +60,16 @@ def sites(path: Path) -> list:
             found.append((node.test, f"(not ({ast.unparse(node.test)}))", "condition negated"))
         elif isinstance(node, ast.Raise):
             found.append((node, "pass", "raise removed"))
-    return [(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset, text, kind) for n, text, kind in found]
+    statement_of = {id(child): node for node in ast.walk(tree) if isinstance(node, ast.stmt)
+                    for child in ast.walk(node) if not isinstance(child, ast.stmt) or child is node}
+    # The line a tracer sees run for a node is its own or its statement's first.
+    return [(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset, text, kind,
+             sorted({statement_of[id(n)].lineno, *range(n.lineno, n.end_lineno + 1)}))
+            for n, text, kind in found]
 
 
 def mutated(source: str, site: tuple) -> str:
-    line, column, end_line, end_column, text, _ = site
+    line, column, end_line, end_column, text, *_ = site
     lines = source.splitlines(keepends=True)
     return source[:_offset(lines, line, column)] + text + source[_offset(lines, end_line, end_column):]
 
@@ -66,22 +79,50 @@ def _offset(lines: list, line: int, column: int) -> int:
     return sum(len(row) for row in lines[: line - 1]) + len(lines[line - 1].encode("utf-8")[:column].decode("utf-8"))
 
 
-def run_one(site_of: tuple, work: Path) -> tuple:
-    """Run the suite on one change in its own copy; (killed, seconds)."""
+def whole_suite() -> list:
+    """Every test file, the quick ones first, so that a change one of them notices costs seconds."""
+    return [f"tests/{name}" for name in ORDER] + sorted(
+        f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py") if p.name not in ORDER)
+
+
+def line_map(work: Path) -> tuple:
+    """({"path:line": tests that run it}, tests that start a program), from one traced run of the suite."""
+    written = work / "lines.json"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "tests.lines", "-p", "no:cacheprovider"],
+                          cwd=ROOT, env={**os.environ, "LINES_MAP": str(written)}, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"the suite fails unchanged; mutants mean nothing until it passes:\n{done.stdout[-2000:]}")
+    found = json.loads(written.read_text(encoding="utf-8"))
+    return found["lines"], found["spawned"]
+
+
+def rounds(path: Path, site: tuple, lines: dict, spawned: list) -> list:
+    """The runs of tests that can notice a change, in order; none when no test runs its line."""
+    relative = path.relative_to(ROOT).as_posix()
+    tests = sorted({test for line in site[6] for test in lines.get(f"{relative}:{line}", ())})
+    if "" in tests:
+        return [whole_suite()]
+    return [tests, spawned] if tests else [spawned]
+
+
+def run_one(site_of: tuple, work: Path, runs: list) -> tuple:
+    """Run each list of tests on one change in its own copy until one fails; (killed, seconds)."""
     path, site = site_of
     copy = Path(tempfile.mkdtemp(prefix="mutant-", dir=work))
     shutil.copytree(ROOT, copy / "tree", ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info"))
     target = copy / "tree" / path.relative_to(ROOT)
     target.write_text(mutated(path.read_text(encoding="utf-8"), site), encoding="utf-8")
-    tests = [f"tests/{name}" for name in ORDER] + sorted(
-        f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py") if p.name not in ORDER)
     started = time.monotonic()
-    try:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
-                              cwd=copy / "tree", capture_output=True, text=True, timeout=600)
-        killed = done.returncode != 0
-    except subprocess.TimeoutExpired:
-        killed = True
+    killed = False
+    for tests in runs:
+        try:
+            done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+                                  cwd=copy / "tree", capture_output=True, text=True, timeout=600)
+            killed = done.returncode != 0
+        except subprocess.TimeoutExpired:
+            killed = True
+        if killed:
+            break
     shutil.rmtree(copy, ignore_errors=True)
     return killed, time.monotonic() - started
 
@@ -91,15 +132,22 @@ def main(argv=None) -> int:
     parser.add_argument("--count", type=int, default=80)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--every", action="store_true", help="every change, not a sample of --count")
+    parser.add_argument("--module", default="", help="only the files whose path holds this text")
+    parser.add_argument("--quick", action="store_true", help="only the tests that can notice each change")
     args = parser.parse_args(argv)
     every = [(path, site) for path in sorted(PACKAGE.rglob("*.py")) if "sandbox" not in path.parts
              for site in sites(path)]
-    chosen = random.Random(args.seed).sample(every, min(args.count, len(every)))
+    chosen = [item for item in every if args.module in item[0].relative_to(ROOT).as_posix()]
+    if not args.every:
+        chosen = random.Random(args.seed).sample(chosen, min(args.count, len(chosen)))
     work = Path(tempfile.mkdtemp(prefix="mutants-"))
+    lines, spawned = line_map(work) if args.quick else ({}, [])
     survivors = []
     # Each survivor is printed as soon as it is known: a run of an hour may be cut short.
     with ThreadPoolExecutor(args.jobs) as pool:
-        runs = {pool.submit(run_one, item, work): item for item in chosen}
+        runs = {pool.submit(run_one, item, work, rounds(*item, lines, spawned) if args.quick else [whole_suite()]):
+                item for item in chosen}
         for done in as_completed(runs):
             if not done.result()[0]:
                 path, site = runs[done]
