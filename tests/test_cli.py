@@ -449,3 +449,25 @@ def test_scripts_are_executable_as_they_are(script, portal):
     assert path.read_text().startswith("#!/usr/bin/env python3\n") and os.access(path, os.X_OK)
     done = subprocess.run([str(path), "--version"], capture_output=True, text=True, env=script_env(portal))
     assert done.returncode == 0 and done.stdout.startswith("benchmarks-wiki ")
+
+
+def test_a_terminal_that_cannot_show_a_character_gets_an_escape_not_an_error(run, portal, client):
+    opening = client.publish("caf\u00e9 \u2615", task_id=next(client.tasks("gsm8k")).task_id)
+    done = run("draw.py", "thread", opening.thread_id, env=script_env(portal, PYTHONIOENCODING="ascii"),
+               process=True)
+    assert done.returncode == 0, done.stderr
+    assert "caf\\xe9 \\u2615" in done.stdout
+
+
+def test_a_reader_that_stops_early_ends_the_program_quietly(portal, client):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    import os
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        done = subprocess.run([sys.executable, "scripts/follow.py", opening.thread_id, "--since", "2000-01-01",
+                               "--max-time", "0.1"],
+                              stdout=writing, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=script_env(portal))
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (0, "")
