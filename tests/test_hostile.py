@@ -73,7 +73,8 @@ def test_an_empty_draft_path_is_refused(run, portal):
 
 
 @pytest.mark.parametrize("args", [["post.py", "--task", TASK, "--body", "\udcff"],
-                                  ["draw.py", "search", "\udcff"], ["draw.py", "benchmark", "\udcff"]])
+                                  ["draw.py", "search", "\udcff"], ["draw.py", "benchmark", "\udcff"],
+                                  ["draw.py", "journal", "--journal", "j\udc80"]])
 def test_arguments_that_are_not_utf8_are_refused(portal, args, tmp_path):
     import subprocess
     import sys
