@@ -2,9 +2,11 @@
 
     python3 -m pytest -p tests.lines   (writes the map to the file $LINES_MAP names)
 
-The map holds, for each line of the package that ran, the tests that ran it in this process;
-lines run outside any test (at import) are under the test "". A test that started a program
-of its own is listed under "spawned": what the program ran is not seen from here.
+The map holds, for each line of the package that ran, the tests that ran it; lines run
+outside any test (at import) are under the test "". The programs a test starts are traced
+too, through a ``usercustomize`` that Python loads at start: a test that started more
+programs than reported back (one that is not Python, or that was given no such module) is
+listed under "spawned", what it ran unseen.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import threading
 from pathlib import Path
 
@@ -22,14 +26,43 @@ PACKAGE = str(Path(__file__).resolve().parent.parent / "scripts" / "benchmarks_w
 ROOT = str(Path(__file__).resolve().parent.parent) + os.sep
 SPAWN = subprocess.Popen._execute_child.__code__
 ran = {"": set()}
+spawns = {}
 spawned = set()
 current = {"test": ""}
+CHILDREN = Path(tempfile.mkdtemp(prefix="lines-"))
+# Python lines only; a program writes what it ran when it ends, one file each.
+IN_A_CHILD = """\
+import os, sys
+if os.environ.get("LINES_CHILDREN"):
+    _ran = set()
+
+    def _calls(frame, event, arg):
+        name = frame.f_code.co_filename
+        if "/benchmarks_wiki/" in name:
+            _ran.add((name, frame.f_lineno))
+            return _lines
+
+    def _lines(frame, event, arg):
+        if event == "line":
+            _ran.add((frame.f_code.co_filename, frame.f_lineno))
+        return _lines
+
+    def _write():
+        import json
+        rows = [["scripts/benchmarks_wiki/" + name.rsplit("/benchmarks_wiki/", 1)[1], line] for name, line in _ran]
+        with open(os.path.join(os.environ["LINES_CHILDREN"], str(os.getpid())), "w") as out:
+            json.dump(rows, out)
+
+    import atexit
+    atexit.register(_write)
+    sys.settrace(_calls)
+"""
 
 
 def _calls(frame, event, arg):
     code = frame.f_code
     if code is SPAWN:
-        spawned.add(current["test"])
+        spawns[current["test"]] = spawns.get(current["test"], 0) + 1
     elif code.co_filename.startswith(PACKAGE):
         ran[current["test"]].add((code.co_filename, frame.f_lineno))
         return _lines
@@ -43,6 +76,11 @@ def _lines(frame, event, arg):
 
 
 def pytest_configure(config):
+    base = CHILDREN / "base"
+    site = Path(sysconfig.get_path("purelib", f"{os.name}_user", vars={"userbase": str(base)}))
+    site.mkdir(parents=True)
+    (site / "usercustomize.py").write_text(IN_A_CHILD, encoding="utf-8")
+    os.environ.update(PYTHONUSERBASE=str(base), LINES_CHILDREN=str(CHILDREN))
     sys.settrace(_calls)
     threading.settrace(_calls)
 
@@ -53,6 +91,17 @@ def pytest_runtest_protocol(item, nextitem):
     ran[item.nodeid] = set()
     yield
     current["test"] = ""
+    reports = [path for path in CHILDREN.iterdir() if path.is_file()]
+    whole = 0
+    for report in reports:
+        try:  # a program killed while writing leaves half a file: what it ran is unseen
+            ran[item.nodeid].update((ROOT + name, line) for name, line in json.loads(report.read_text()))
+            whole += 1
+        except ValueError:
+            pass
+        report.unlink()
+    if spawns.get(item.nodeid, 0) > whole:
+        spawned.add(item.nodeid)
 
 
 def pytest_sessionfinish(session):
