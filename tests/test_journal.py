@@ -407,3 +407,40 @@ def test_the_whole_journal_lists_every_entry_past_the_newest_twenty(run, client,
     assert len(newest.stdout.splitlines()) == 20 and "more remain" in newest.stderr
     every = run("draw.py", "journal", "--all")
     assert len(every.stdout.splitlines()) == 21 and every.stderr == ""
+
+
+@pytest.mark.parametrize("count, named", [(3, True), (4, False)])
+def test_follow_names_up_to_three_threads_it_cannot_resume_and_counts_four(run, portal, count, named):
+    threads = [f"t_00000{n}" for n in range(count)]
+    done = run("follow.py", *threads, "--resume", "--interval", "0.1", "--stop-after", "0.1")
+    said = done.stderr.splitlines()[0]
+    assert done.returncode == 0 and said.startswith("no record of following "), done.stderr
+    assert (" ".join(threads) in said) is named and (f"these {count} threads" in said) is not named
+
+
+def test_follow_resume_with_the_journal_off_says_so_and_starts_from_now(run, portal, client, tmp_path):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    done = run("follow.py", opening.thread_id, "--resume", "--no-journal", "--interval", "0.1", "--stop-after", "0.1")
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+    assert f"the journal is off; not resuming {opening.thread_id}; starting from the newest post" in done.stderr
+    assert not (tmp_path / "state").exists()
+
+
+def test_a_follow_that_saw_no_post_is_resumed_from_where_it_started(run, portal, client, tls):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    quiet = run("follow.py", opening.thread_id, "--interval", "0.1", "--stop-after", "0.1")
+    assert quiet.returncode == 0 and quiet.stdout == "", quiet.stderr
+    with Client(portal.origin, ssl_context=tls) as writer:
+        writer.reply(opening, "while no one followed")
+    resumed = run("follow.py", opening.thread_id, "--resume", "--interval", "0.1", "--stop-after", "0.1")
+    assert "no record" not in resumed.stderr
+    assert [line.strip() for line in resumed.stdout.splitlines() if line.startswith("  ")] == ["while no one followed"]
+
+
+def test_a_follow_without_resume_starts_from_now_though_an_earlier_one_was_recorded(run, portal, client, tls):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    assert run("follow.py", opening.thread_id, "--interval", "0.1", "--stop-after", "0.1").returncode == 0
+    with Client(portal.origin, ssl_context=tls) as writer:
+        writer.reply(opening, "before this follow")
+    again = run("follow.py", opening.thread_id, "--interval", "0.1", "--stop-after", "0.1")
+    assert again.returncode == 0 and again.stdout == "", again.stderr
