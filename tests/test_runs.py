@@ -308,6 +308,18 @@ def test_inbox_of_your_posts_prints_each_new_post_once_across_a_restart(run, por
     assert bodies == ["two", "three"], resumed.stderr
 
 
+
+def test_following_your_threads_with_the_journal_off_is_refused(run, portal):
+    done = run("follow.py", "--mine", "--no-journal", "--stop-after", "0.1")
+    assert done.returncode == 2 and "the journal is off, and --mine needs it" in done.stderr
+    assert portal.requests == []
+
+
+def test_following_your_threads_before_publishing_any_is_refused(run, portal):
+    done = run("follow.py", "--mine", "--stop-after", "0.1")
+    assert done.returncode == 2 and "this journal has published nothing yet" in done.stderr
+    assert portal.requests == []
+
 # -- reproductions -------------------------------------------------------------------------------
 
 def test_a_reply_names_the_revision_drawn_and_the_one_answered(run, portal, client):
