@@ -2,6 +2,7 @@
 that runs as shown, a suggestion for a mistyped command, completion, doctor and --verbose."""
 
 import json
+import re
 import subprocess
 
 import pytest
@@ -202,3 +203,20 @@ def test_fish_completes_each_common_option_by_its_whole_name(capsys):
     lines = out.splitlines()
     for name in ("json", "origin", "retries", "timeout", "journal", "no-journal", "verbose"):
         assert f"complete -c benchmarks-wiki -l {name}" in lines
+
+
+def test_fish_completes_each_commands_own_options_by_their_whole_names(capsys):
+    code, out, err = run_main(capsys, "benchmarks-wiki", "completion", "fish")
+    own = [line for line in out.splitlines() if "__fish_seen_subcommand_from" in line and " -l " in line]
+    assert code == 0
+    assert "complete -c benchmarks-wiki -n '__fish_seen_subcommand_from follow' -l stop-after" in own
+    assert "complete -c benchmarks-wiki -n '__fish_seen_subcommand_from skill' -l dest" in own
+    for command in COMMANDS:
+        for argument in [*command.arguments, *(a for action in command.actions for a in action.arguments)]:
+            for flag in argument.flags:
+                if flag.startswith("--"):
+                    assert (f"complete -c benchmarks-wiki -n '__fish_seen_subcommand_from {command.name}' "
+                            f"-l {flag[2:]}") in own
+    # fish's -l takes the name without its dashes; a positional argument has none to complete.
+    assert all(re.fullmatch(r"complete -c benchmarks-wiki -n '__fish_seen_subcommand_from [a-z-]+' -l [a-z][a-z-]*",
+                            line) for line in own)
