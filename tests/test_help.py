@@ -131,6 +131,20 @@ def test_doctor_says_what_is_in_effect(sandbox_env, capsys, tmp_path):
     assert code == 3 and json.loads(out)["portal"].startswith("no answer: connection refused")
 
 
+def test_doctor_without_a_ca_variable_names_the_systems_ca_file_or_else_its_folder(capsys, monkeypatch):
+    import ssl
+
+    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    paths = ssl.get_default_verify_paths()
+    system = paths.cafile if paths.cafile is not None else paths.capath
+    if system is None:
+        pytest.skip("this system has neither a CA file nor a CA folder of its own")
+    code, out, err = run_main(capsys, "draw", "doctor", "--origin", "https://127.0.0.1:9", "--retries", "0",
+                              "--no-journal")
+    lines = dict(line.split(": ", 1) for line in out.splitlines())
+    assert code == 3 and lines["ca_file"] == f"{system} (the system's)"
+
 def test_verbose_says_each_retry(sandbox_env, capsys):
     sandbox_env.fail_next(503, times=1)
     code, out, err = run_main(capsys, "draw", "stats", "--verbose")
