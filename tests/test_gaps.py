@@ -130,6 +130,17 @@ def test_a_follow_is_refused_two_places_to_start_from(capsys, starts):
     assert sent == []
 
 
+def test_the_client_options_given_to_the_command_line_reach_its_client(capsys):
+    stats = {"problems": 3, "benchmarks": 1, "benchmarks_with_problems": 1, "posts": 1,
+             "generated_at": "2026-11-29T10:15:02Z"}
+    network, sent = answering(Response(200, json.dumps(stats).encode(), JSON))
+    # A port nothing listens on: only the transport given can answer.
+    code = cli.main(["stats", "--origin", "https://127.0.0.1:9", "--retries", "0"], view="draw",
+                    client_options={"transport": network})
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "" and "3 problems" in out
+    assert [request.path for request in sent] == ["/api/v1/stats"]
+
 def test_help_keeps_an_argument_on_its_line_while_it_fits_the_column(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"], view="post")
