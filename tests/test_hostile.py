@@ -89,6 +89,13 @@ def test_arguments_that_are_not_utf8_are_refused(portal, args, tmp_path):
     assert portal.requests == []
 
 
+@pytest.mark.parametrize("program, args, position", [("draw.py", ["caf\udce9"], 1), ("draw.py", ["search", "\udcff"], 2),
+                                                     ("post.py", ["--task", TASK, "--body", "\udcff"], 4)])
+def test_an_argument_that_is_not_utf8_is_named_by_its_place_counting_from_one(run, portal, program, args, position):
+    done = run(program, *args)
+    assert done.returncode == 2 and f"argument {position} is not valid UTF-8" in one_line(done)
+    assert portal.requests == []
+
 @pytest.mark.parametrize("junk", ["--no\nsuch", "--no\x1b[31msuch", "--bidi\u202eflag"])
 def test_an_unknown_argument_is_echoed_harmlessly(run, junk):
     done = run("draw.py", "stats", junk)
