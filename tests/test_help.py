@@ -9,8 +9,8 @@ import pytest
 
 from benchmarks_wiki import cli
 from benchmarks_wiki.cli.completing import bash, fish, zsh
-from benchmarks_wiki.cli.helping import WIDTH, command_help, program_help, rows
-from benchmarks_wiki.cli.table import COMMANDS, VIEWS
+from benchmarks_wiki.cli.helping import WIDTH, command_help, label, program_help, rows
+from benchmarks_wiki.cli.table import COMMANDS, VIEWS, arg
 from benchmarks_wiki.sandbox import SAMPLE_THREAD_ID, Catalogue
 from tests.certs import CA_FILE
 
@@ -38,6 +38,9 @@ def test_each_command_has_its_own_help_with_an_example(entry):
     for argument in command.arguments:
         assert argument.options["help"] in " ".join(text.split())
     assert "example:" in text or command.actions
+    assert text.splitlines()[0].endswith("}") is bool(command.actions)
+    assert ("\nactions:\n" in text) is bool(command.actions)
+    assert (f"\nprints: {command.prints}\n" in text) is bool(command.prints)
     if not view.single:
         assert "--retries N " not in text  # the common options are shown once, in the program's help
 
@@ -64,6 +67,27 @@ def test_help_is_printed_for_what_is_named(capsys, argv):
     assert out.startswith("usage: benchmarks-wiki " + (" ".join(argv[:-1]) if len(argv) > 1 else "COMMAND"))
     if argv[0] == "skill":
         assert "--dest DIR" in out and "--out" not in out
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_of_a_command_with_actions_lists_them_and_how_to_get_theirs(capsys, flag):
+    code, out, err = run_main(capsys, "benchmarks-wiki", "skill", flag)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == "usage: benchmarks-wiki skill {pack,install}"
+    actions = lines.index("actions:")
+    assert lines[actions + 1].split() == ["pack", "write", "the", "skill", "as", "benchmarks-wiki.zip"]
+    assert lines[actions + 2].startswith("  install ")
+    assert "an action's options: benchmarks-wiki skill ACTION --help" in lines
+    assert "prints:" not in out and "example:" not in out
+
+
+@pytest.mark.parametrize("argument, shown", [
+    (arg("shell", help="a shell"), "SHELL"), (arg("bench", nargs="?", help="a benchmark"), "[BENCH]"),
+    (arg("thread_ids", nargs="*", help="threads"), "[THREAD_IDS ...]"), (arg("--out", help="a folder"), "--out OUT"),
+])
+def test_an_argument_without_a_metavar_is_shown_by_its_name_in_capitals(argument, shown):
+    assert label(argument) == shown
 
 
 @pytest.mark.parametrize("view, argv, words", [
