@@ -112,6 +112,14 @@ def test_common_options_before_or_after_the_command(run, portal, where):
     assert "problems" in json.loads(done.stdout)
 
 
+def test_the_command_may_come_after_a_double_dash(run):
+    done = run("draw.py", "--", "try")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].startswith("task_id: ")
+    done = run("draw.py", "--")
+    assert done.returncode == 2 and "give a command: try, stats" in one_line(done.stderr)
+
+
 def test_task_text_json_and_markdown(run, task_id, client):
     text = run("draw.py", "task", task_id)
     assert text.returncode == 0 and f"task_id: {task_id}" in text.stdout
