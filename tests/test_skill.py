@@ -227,6 +227,26 @@ def test_the_references_are_generated_from_the_code_and_current():
     assert stale == [], "run: PYTHONPATH=scripts python3 -m benchmarks_wiki.cli.manual reference"
 
 
+def test_a_program_of_two_commands_gets_contents_and_both_names_in_the_index(monkeypatch):
+    from benchmarks_wiki.cli import manual
+    from benchmarks_wiki.cli.table import BY_NAME, SCRIPTS, VIEWS, View
+
+    monkeypatch.setitem(VIEWS, "pair", View("pair.py", "Two commands.", (BY_NAME["stats"], BY_NAME["doctor"]), SCRIPTS))
+    monkeypatch.setitem(manual.FILES, "pair", "pair.md")
+    page = manual.program_page("pair").splitlines()
+    assert page[page.index("## Contents") + 2:][:2] == ["- [stats](#stats)", "- [doctor](#doctor)"]
+    assert "| [stats, doctor](pair.md) |" in manual.index_page()
+
+
+def test_what_a_docstring_lists_is_everything_after_its_first_colon():
+    from benchmarks_wiki.cli.manual import listed_in
+
+    def documented():
+        """Never sent again: a 400: bad request, or a 404. The rest is not listed."""
+
+    assert listed_in(documented) == "a 400: bad request, or a 404"
+
+
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
 def test_no_document_is_over_twelve_thousand_bytes(document):
     assert len(document.read_bytes()) <= (8000 if document.name == "SKILL.md" else 12000)
