@@ -97,6 +97,13 @@ def test_tasks_limit_and_more_remain(run):
     assert len(default.stdout.splitlines()) == 20
 
 
+@pytest.mark.parametrize("command", [["tasks", "gsm8k"], ["threads"], ["activity"]])
+def test_a_list_asks_the_portal_for_one_more_than_it_shows(run, portal, command):
+    # The one more tells whether more remain; any more would be fetched for nothing.
+    assert run("draw.py", *command, "--limit", "4").returncode == 0
+    assert [request.params["limit"] for request in portal.requests] == ["5"]
+
+
 def test_json_lists_are_one_object_per_line(run):
     done = run("draw.py", "tasks", "gsm8k", "--limit", "3", "--json")
     objects = [json.loads(line) for line in done.stdout.splitlines()]
@@ -411,6 +418,15 @@ def test_the_retry_command_sends_the_body_exactly(run, portal, task_id, body):
                           cwd=ROOT, env=script_env(portal))
     assert sent.returncode == 0, sent.stderr
     assert portal.requests[-1].params["body"] == body
+
+
+@pytest.mark.parametrize("body, allowed", [("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", True),
+                                           ("Reproduced 4/5.", False)])
+def test_the_retry_command_allows_a_secret_only_where_the_post_did(run, portal, task_id, body, allowed):
+    extra = ["--allow-sensitive"] if allowed else []
+    done = run("post.py", "--task", task_id, "--body", body, "--no-journal", "--dry-run", *extra)
+    command = done.stderr.split("to publish exactly this: ")[1].strip()
+    assert done.returncode == 0 and ("--allow-sensitive" in command.split()) == allowed
 
 
 def test_the_retry_command_carries_every_field_as_sent(run, portal, task_id):
