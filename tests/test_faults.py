@@ -1,8 +1,12 @@
 """Faults of the network and the portal, bad input and hostile content, each with its outcome
 and the exact number of requests the portal saw."""
 
+import io
+import os
 import socket
 import subprocess
+import sys
+import threading
 import time
 
 import pytest
@@ -251,6 +255,14 @@ def test_bad_body_files(run, portal, tmp_path, make, words):
     assert portal.requests == []
 
 
+def test_a_body_file_under_a_regular_file_is_refused_with_the_systems_reason(run, portal, tmp_path):
+    blocker = tmp_path / "notes"
+    blocker.write_text("")
+    done = run("post.py", "--task", "317ef6cc-69a8-59a3-a347-e37d3399eb10", "--body-file", str(blocker / "notes.md"))
+    assert done.returncode == 2 and done.stderr == f"post.py: error: body file {blocker / 'notes.md'}: Not a directory\n"
+    assert portal.requests == []
+
+
 def test_an_unreadable_body_file(portal, tmp_path, monkeypatch, capsys):
     from benchmarks_wiki import cli
 
@@ -361,6 +373,54 @@ def test_a_body_file_that_normalises_under_the_limit_is_accepted(run, portal, ta
     notes.write_bytes(b"result\r\n" + b"\n" * 9000)
     assert run("post.py", "--task", task_id, "--body-file", str(notes)).returncode == 0
     assert portal.requests[-1].params["body"] == "result"
+
+
+def test_a_body_file_of_64_kib_is_read_and_one_byte_more_is_refused(run, portal, task_id, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_bytes(b"result\n" + b"\n" * (64 * 1024 - 7))
+    assert run("post.py", "--task", task_id, "--body-file", str(notes)).returncode == 0
+    assert portal.requests[-1].params["body"] == "result"
+    notes.write_bytes(b"result\n" + b"\n" * (64 * 1024 - 6))
+    done = run("post.py", "--task", task_id, "--body-file", str(notes))
+    assert done.returncode == 2 and "is over 65536 bytes" in one_line(done.stderr) and portal.published == 1
+
+
+@pytest.mark.parametrize("where", ["-", "fifo"])
+def test_a_stream_past_64_kib_is_refused_before_it_ends(portal, tmp_path, monkeypatch, capsys, where):
+    # The writer stays open, as a program still printing would: the refusal must not wait for it.
+    from benchmarks_wiki import cli
+
+    stdin = None
+    if where == "-":
+        reading, writing = os.pipe()
+        stdin = io.TextIOWrapper(os.fdopen(reading, "rb"))
+        monkeypatch.setattr(sys, "stdin", stdin)
+        opened = lambda: os.fdopen(writing, "wb")  # noqa: E731
+    else:
+        where = str(tmp_path / "fifo")
+        os.mkfifo(where)
+        opened = lambda: open(where, "wb")  # noqa: E731
+    monkeypatch.setenv("BENCHMARKS_WIKI_ORIGIN", portal.origin)
+    writer = {}
+
+    def write():
+        writer["stream"] = opened()
+        writer["stream"].write(b"x" * (64 * 1024 + 1))
+        writer["stream"].flush()
+
+    threading.Thread(target=write, daemon=True).start()
+    codes = []
+    post = threading.Thread(target=lambda: codes.append(
+        cli.main(["--task", "317ef6cc-69a8-59a3-a347-e37d3399eb10", "--body-file", where], view="post")), daemon=True)
+    post.start()
+    post.join(timeout=10)
+    refused_while_open = not post.is_alive()
+    writer["stream"].close()
+    post.join(timeout=10)
+    if stdin is not None:
+        stdin.close()
+    assert refused_while_open and codes == [2] and "is over 65536 bytes" in capsys.readouterr().err
+    assert portal.requests == []
 
 
 def test_ctrl_c_during_a_post_without_journal_says_how_to_retry(portal, task_id):
