@@ -51,6 +51,14 @@ def test_the_preview_shows_the_text_as_published_and_no_link(run, portal, task_i
     assert "https://" not in done.stdout and draft.exists()
 
 
+def test_a_preview_with_the_journal_off_keeps_no_draft_and_names_the_whole_post(run, portal, task_id, tmp_path):
+    done = run("post.py", "--task", task_id, "--body", "x", "--preview", "--no-journal")
+    assert done.returncode == 0 and done.stderr == ""
+    command = done.stdout.split("to publish exactly this: ", 1)[1]
+    assert command.startswith(f"python3 scripts/post.py --origin={portal.origin} --task={task_id} --body=x ")
+    assert " --no-journal --nonce=" in command and not (tmp_path / "state").exists()
+
+
 @pytest.mark.parametrize("extra, words", [(["--revision", "1"], "revision 1 (from --revision)"),
                                          ([], "current revision")])
 def test_the_preview_says_where_the_revision_came_from(run, task_id, extra, words):
@@ -185,6 +193,14 @@ def test_pending_shows_every_unsent_draft_in_full(run, client):
     assert every == f"python3 scripts/post.py --draft {drafts[0]} --draft {drafts[1]}"
 
 
+def test_one_waiting_draft_is_shown_without_a_command_for_them_all(run, task_id):
+    draft = draft_of(run("post.py", "--task", task_id, "--body", "Alone.", "--preview"))
+    done = run("draw.py", "journal", "--pending")
+    assert done.stdout.startswith(f"draft {draft}\nAlone.\n")
+    assert done.stdout.endswith(f"to publish exactly this: python3 scripts/post.py --draft {draft}\n")
+    assert "to publish them all" not in done.stdout
+
+
 def test_a_waiting_draft_the_portal_has_forgotten_the_nonce_of_says_where_to_look_first(run, client):
     first, second = (task.task_id for task in client.tasks("gsm8k", limit=2))
     fresh = draft_of(run("post.py", "--task", first, "--body", "Fresh text.", "--preview"))
@@ -224,9 +240,10 @@ def test_a_draft_older_than_one_sent_to_the_same_place_is_not_waiting(run, task_
     assert "Old wording." not in done.stdout and done.stderr == "no drafts waiting\n"
 
 
-def test_several_problems_drawn_get_one_notes_file_each(run):
+def test_several_problems_drawn_get_one_notes_file_each_and_a_blank_line_between(run):
     done = run("draw.py", "try", "gsm8k", "--count", "2")
-    assert "--body-file notes-1.md --preview" in done.stdout and "--body-file notes-2.md --preview" in done.stdout
+    assert "--body-file notes-1.md --preview\n\ngsm8k / " in done.stdout
+    assert done.stdout.endswith("--body-file notes-2.md --preview\n")
 
 
 def test_a_batch_stopped_by_a_lost_answer_ends_with_exactly_one_post_each(run, portal, task_id):
