@@ -8,7 +8,9 @@ import time
 import pytest
 
 from benchmarks_wiki import Client
-from tests.conftest import ROOT, SCRIPTS, interruptible, script_env, wait_until_following
+from benchmarks_wiki.cli.parsing import parse
+from benchmarks_wiki.cli.table import VIEWS
+from tests.conftest import ROOT, SCRIPTS, VIEW_OF, interruptible, script_env, wait_until_following
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 
@@ -97,11 +99,50 @@ def test_tasks_limit_and_more_remain(run):
     assert len(default.stdout.splitlines()) == 20
 
 
+@pytest.mark.parametrize("limit, asked", [(["--limit", "4"], "5"), ([], "21")])
 @pytest.mark.parametrize("command", [["tasks", "gsm8k"], ["threads"], ["activity"]])
-def test_a_list_asks_the_portal_for_one_more_than_it_shows(run, portal, command):
+def test_a_list_asks_the_portal_for_one_more_than_it_shows(run, portal, command, limit, asked):
     # The one more tells whether more remain; any more would be fetched for nothing.
-    assert run("draw.py", *command, "--limit", "4").returncode == 0
-    assert [request.params["limit"] for request in portal.requests] == ["5"]
+    # Without --limit a list shows 20.
+    assert run("draw.py", *command, *limit).returncode == 0
+    assert [request.params["limit"] for request in portal.requests] == [asked]
+
+
+def attribute(flag):
+    return flag[2:].replace("-", "_")
+
+
+@pytest.mark.parametrize("program, words, flag, low, high", [
+    ("draw.py", ["try", "gsm8k"], "--pool", 1, 10000),
+    ("draw.py", ["try", "gsm8k"], "--count", 1, 100),
+    ("draw.py", ["tasks", "gsm8k"], "--limit", 1, 10000),
+    ("draw.py", ["threads"], "--limit", 1, 10000),
+    ("draw.py", ["journal"], "--limit", 1, 10000),
+    ("post.py", ["--task", TASK, "--body", "x"], "--revision", 1, 10**9),
+])
+def test_a_number_is_taken_at_each_bound_and_refused_one_past_it(run, portal, program, words, flag, low, high):
+    view = VIEWS[VIEW_OF[program]]
+    for bound in (low, high):
+        assert getattr(parse(view, [*words, f"{flag}={bound}"]), attribute(flag)) == bound
+    for past in (low - 1, high + 1):
+        done = run(program, *words, f"{flag}={past}")
+        assert done.returncode == 2 and done.stdout == ""
+        assert f"{past} is out of range" in one_line(done.stderr)
+    assert portal.requests == []
+
+
+@pytest.mark.parametrize("flag, low, high, default", [("--port", 0, 65535, 0), ("--reply-after", 0, 3600, 3.0)])
+def test_the_sandbox_takes_a_number_at_each_bound_and_refuses_one_past_it(capsys, flag, low, high, default):
+    # The parser alone: a sandbox that started would serve until interrupted.
+    view = VIEWS[VIEW_OF["benchmarks-wiki"]]
+    assert getattr(parse(view, ["sandbox"]), attribute(flag)) == default
+    for bound in (low, high):
+        assert getattr(parse(view, ["sandbox", f"{flag}={bound}"]), attribute(flag)) == bound
+    for past in (low - 1, high + 1):
+        with pytest.raises(SystemExit) as refused:
+            parse(view, ["sandbox", f"{flag}={past}"])
+        assert refused.value.code == 2
+        assert f"{past} is out of range" in one_line(capsys.readouterr().err)
 
 
 def test_json_lists_are_one_object_per_line(run):
