@@ -207,6 +207,14 @@ def test_the_journal_command_with_the_journal_off_is_refused(run, portal):
                            "drop --no-journal, or give --journal DIR\n")
 
 
+@pytest.mark.parametrize("actions", [["--pending", "--archive"], ["--pending", "--discard", "x.json"],
+                                     ["--discard", "x.json", "--archive"]])
+def test_the_journal_command_does_one_of_its_actions_at_a_time(run, portal, actions):
+    done = run("draw.py", "journal", *actions)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "draw.py journal: error: give one of --pending, --discard and --archive (see --help)\n"
+
+
 def test_no_journal_writes_nothing(run, portal, task_id, tmp_path):
     assert run("draw.py", "try", "gsm8k", "--no-journal").returncode == 0
     assert run("post.py", "--task", task_id, "--body", "x", "--no-journal").returncode == 0
