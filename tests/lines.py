@@ -75,14 +75,18 @@ def _lines(frame, event, arg):
     return _lines
 
 
+# From here, not from pytest_configure: the suite's conftest imports the package before that
+# hook, and what runs at import is what a change to a constant or a default meets.
+sys.settrace(_calls)
+threading.settrace(_calls)
+
+
 def pytest_configure(config):
     base = CHILDREN / "base"
     site = Path(sysconfig.get_path("purelib", f"{os.name}_user", vars={"userbase": str(base)}))
     site.mkdir(parents=True)
     (site / "usercustomize.py").write_text(IN_A_CHILD, encoding="utf-8")
     os.environ.update(PYTHONUSERBASE=str(base), LINES_CHILDREN=str(CHILDREN))
-    sys.settrace(_calls)
-    threading.settrace(_calls)
 
 
 @pytest.hookimpl(hookwrapper=True)

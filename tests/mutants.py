@@ -133,12 +133,13 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--every", action="store_true", help="every change, not a sample of --count")
-    parser.add_argument("--module", default="", help="only the files whose path holds this text")
+    parser.add_argument("--module", action="append", help="only the files whose path holds this text (repeatable)")
     parser.add_argument("--quick", action="store_true", help="only the tests that can notice each change")
     args = parser.parse_args(argv)
     every = [(path, site) for path in sorted(PACKAGE.rglob("*.py")) if "sandbox" not in path.parts
              for site in sites(path)]
-    chosen = [item for item in every if args.module in item[0].relative_to(ROOT).as_posix()]
+    chosen = [item for item in every
+              if any(text in item[0].relative_to(ROOT).as_posix() for text in args.module or [""])]
     if not args.every:
         chosen = random.Random(args.seed).sample(chosen, min(args.count, len(chosen)))
     work = Path(tempfile.mkdtemp(prefix="mutants-"))
