@@ -127,7 +127,8 @@ def test_a_number_is_taken_at_each_bound_and_refused_one_past_it(run, portal, pr
     for past in (low - 1, high + 1):
         done = run(program, *words, f"{flag}={past}")
         assert done.returncode == 2 and done.stdout == ""
-        assert f"{past} is out of range" in one_line(done.stderr)
+        # The range as help and the references write it.
+        assert f"{past} is out of range ({low:,} to {high:,})" in one_line(done.stderr)
     assert portal.requests == []
 
 

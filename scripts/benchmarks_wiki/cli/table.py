@@ -60,7 +60,7 @@ class Number:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
         if not self.low <= parsed <= self.high:
-            raise argparse.ArgumentTypeError(f"{value} is out of range ({self.low:g} to {self.high:g})")
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({self})")
         return parsed
 
     def __str__(self) -> str:
