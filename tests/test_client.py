@@ -332,3 +332,38 @@ def test_once_threads_answer_on_a_deployment_an_unknown_one_costs_one_request(cl
     with pytest.raises(NotFound):
         client.thread("t_000000")
     assert [request.path for request in portal.requests] == ["/api/v1/threads/t_000000"]
+
+
+def test_a_pool_of_one_draws_the_first_problem(client):
+    first = first_task(client).task_id
+    assert client.sample("gsm8k", pool=1).task_id == first
+    assert [task.task_id for task in client.sample_many("gsm8k", pool=1)] == [first]
+
+
+def test_sample_many_draws_one_problem_unless_told_how_many(client):
+    assert len(client.sample_many("gsm8k")) == 1
+
+
+def test_drawing_from_a_catalogue_without_problems_is_refused(tls):
+    catalogue = Catalogue()
+    catalogue.add_benchmark("intro", "Introduction", metric="accuracy", license="MIT")
+    with Portal(catalogue).start() as portal, Client(portal.origin, ssl_context=tls) as client:
+        with pytest.raises(NothingToDraw) as caught:
+            client.sample()
+    assert caught.value.reason == "nothing_to_draw"
+
+
+def test_verify_says_whether_it_checked_the_destination(client):
+    task = first_task(client)
+    opening = client.publish("opening", task_id=task.task_id)
+    assert client.verify(client.prepare("on the task", task_id=task.task_id)) is True
+    assert client.verify(client.prepare("in the thread", thread_id=opening.thread_id)) is True
+    assert client.verify(client.prepare("a reply", reply_to=opening.post_id)) is False
+
+
+def test_verify_of_a_thread_asks_the_feed_for_one_post(client, portal):
+    opening = client.publish("opening", task_id=first_task(client).task_id)
+    client.reply(opening, "second")
+    portal.reset_counters()
+    client.verify(client.prepare("in the thread", thread_id=opening.thread_id))
+    assert [(request.path, request.params.get("limit")) for request in portal.requests] == [("/api/v1/activity", "1")]

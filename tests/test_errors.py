@@ -93,7 +93,8 @@ def client_with(transport, fake_time, **options):
 
 
 def test_a_failed_read_never_says_a_post_may_exist(fake_time):
-    for answer in (busy(), ConnectionResetError(104, "reset"), Response(200, b"not json")):
+    for answer in (busy(), ConnectionResetError(104, "reset"), Response(200, b"not json"),
+                   Response(302, b"", {"Location": "http://portal.test/api/v1/stats"})):
         transport, _ = answering(answer)
         with client_with(transport, fake_time) as client:
             with pytest.raises(BenchmarksWikiError) as caught:
@@ -111,6 +112,14 @@ def test_a_write_that_may_be_recorded_says_how_to_send_the_same_request(fake_tim
         assert error.outcome_unknown and error.write
         assert "send the same request again" in error.hint and "try again" not in error.hint
         assert len({request.url for request in sent}) == 1  # every attempt the same request, nonce and all
+
+
+def test_an_error_after_a_retry_says_it_came_after_two_attempts(fake_time):
+    transport, sent = answering(busy())
+    with client_with(transport, fake_time, retries=1) as client:
+        with pytest.raises(Unavailable) as caught:
+            client.stats()
+    assert len(sent) == 2 and "(after 2 attempts)" in str(caught.value)
 
 
 def test_the_wait_the_portal_asked_for_is_said(fake_time):

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from benchmarks_wiki import ApiError, Client
+from benchmarks_wiki import ApiError, Client, ValidationError
 from benchmarks_wiki.sandbox import Catalogue, Portal
 from benchmarks_wiki.transport import MockTransport, Response
 
@@ -119,3 +119,10 @@ def test_following_where_nothing_was_posted_yet_yields_every_post_to_come(fake_t
             feeds[:] = [[], [post]]
             assert [seen.body for seen in following] == ["the first post"] and following.stopped == "stop_after"
     assert "since" not in asked[1] and asked[2]["since"] == "2026-12-01T09:00:00Z"
+
+
+def test_an_inbox_of_no_threads_is_refused_before_sending(client, portal):
+    portal.reset_counters()
+    with pytest.raises(ValidationError, match="no threads to follow"):
+        client.inbox([])
+    assert portal.requests == []
