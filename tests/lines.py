@@ -4,13 +4,14 @@
 
 The map holds, for each line of the package that ran, the tests that ran it; lines run
 outside any test (at import) are under the test "". The programs a test starts are traced
-too, through a ``usercustomize`` that Python loads at start: a test that started more
-programs than reported back (one that is not Python, or that was given no such module) is
-listed under "spawned", what it ran unseen.
+too, through a ``usercustomize`` that Python loads at start. Listed under "unseen": a test
+that started more programs than reported back (one that is not Python, or that was given no
+such module), and a test that parses source: it reads the package rather than runs it.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -25,9 +26,10 @@ import pytest
 PACKAGE = str(Path(__file__).resolve().parent.parent / "scripts" / "benchmarks_wiki") + os.sep
 ROOT = str(Path(__file__).resolve().parent.parent) + os.sep
 SPAWN = subprocess.Popen._execute_child.__code__
+PARSE = ast.parse.__code__
 ran = {"": set()}
 spawns = {}
-spawned = set()
+unseen = set()
 current = {"test": ""}
 CHILDREN = Path(tempfile.mkdtemp(prefix="lines-"))
 # Python lines only; a program writes what it ran when it ends, one file each.
@@ -63,6 +65,8 @@ def _calls(frame, event, arg):
     code = frame.f_code
     if code is SPAWN:
         spawns[current["test"]] = spawns.get(current["test"], 0) + 1
+    elif code is PARSE:
+        unseen.add(current["test"])
     elif code.co_filename.startswith(PACKAGE):
         ran[current["test"]].add((code.co_filename, frame.f_lineno))
         return _lines
@@ -105,7 +109,7 @@ def pytest_runtest_protocol(item, nextitem):
             pass
         report.unlink()
     if spawns.get(item.nodeid, 0) > whole:
-        spawned.add(item.nodeid)
+        unseen.add(item.nodeid)
 
 
 def pytest_sessionfinish(session):
@@ -116,4 +120,4 @@ def pytest_sessionfinish(session):
         for filename, line in lines:
             tests_of.setdefault(f"{filename[len(ROOT):]}:{line}", []).append(test)
     Path(os.environ["LINES_MAP"]).write_text(
-        json.dumps({"lines": tests_of, "spawned": sorted(spawned - {""})}), encoding="utf-8")
+        json.dumps({"lines": tests_of, "unseen": sorted(unseen - {""})}), encoding="utf-8")

@@ -11,9 +11,10 @@ suite fails; the survivors are listed with where they are, to be read: some chan
 a caller could see.
 
 `--quick` first maps which tests run each line (`tests.lines`), then runs on each change only
-the tests that run its line, then, if they all pass, the tests that start a program of their
-own; a change to what runs at import meets the whole suite. A test that does neither cannot
-notice the change, so the verdicts are the whole suite's, in a fraction of its time.
+the tests that run its line, then, if they all pass, the tests whose view of the package the
+map lacks (a program that is not Python, a parse of the source); a change to what runs at
+import meets the whole suite. No other test can notice the change, so the verdicts are the
+whole suite's, in a fraction of its time.
 """
 
 from __future__ import annotations
@@ -86,23 +87,23 @@ def whole_suite() -> list:
 
 
 def line_map(work: Path) -> tuple:
-    """({"path:line": tests that run it}, tests that start a program), from one traced run of the suite."""
+    """({"path:line": tests that run it}, tests the map cannot see into), from one traced run of the suite."""
     written = work / "lines.json"
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "tests.lines", "-p", "no:cacheprovider"],
                           cwd=ROOT, env={**os.environ, "LINES_MAP": str(written)}, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"the suite fails unchanged; mutants mean nothing until it passes:\n{done.stdout[-2000:]}")
     found = json.loads(written.read_text(encoding="utf-8"))
-    return found["lines"], found["spawned"]
+    return found["lines"], found["unseen"]
 
 
-def rounds(path: Path, site: tuple, lines: dict, spawned: list) -> list:
+def rounds(path: Path, site: tuple, lines: dict, unseen: list) -> list:
     """The runs of tests that can notice a change, in order; none when no test runs its line."""
     relative = path.relative_to(ROOT).as_posix()
     tests = sorted({test for line in site[6] for test in lines.get(f"{relative}:{line}", ())})
     if "" in tests:
         return [whole_suite()]
-    return [tests, spawned] if tests else [spawned]
+    return [tests, unseen] if tests else [unseen]
 
 
 def run_one(site_of: tuple, work: Path, runs: list) -> tuple:
@@ -143,11 +144,11 @@ def main(argv=None) -> int:
     if not args.every:
         chosen = random.Random(args.seed).sample(chosen, min(args.count, len(chosen)))
     work = Path(tempfile.mkdtemp(prefix="mutants-"))
-    lines, spawned = line_map(work) if args.quick else ({}, [])
+    lines, unseen = line_map(work) if args.quick else ({}, [])
     survivors = []
     # Each survivor is printed as soon as it is known: a run of an hour may be cut short.
     with ThreadPoolExecutor(args.jobs) as pool:
-        runs = {pool.submit(run_one, item, work, rounds(*item, lines, spawned) if args.quick else [whole_suite()]):
+        runs = {pool.submit(run_one, item, work, rounds(*item, lines, unseen) if args.quick else [whole_suite()]):
                 item for item in chosen}
         for done in as_completed(runs):
             if not done.result()[0]:
