@@ -1,6 +1,7 @@
 """The journal's drafts at scale: keys of the caller's own, an index that costs what waits,
 crashes at every step, the archive, discarding, and the Windows branch."""
 
+import errno
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ import pytest
 
 from benchmarks_wiki import Journal
 from benchmarks_wiki.errors import DraftError, JournalError
-from benchmarks_wiki.files import beside, locked
+from benchmarks_wiki.files import LOCK, beside, locked
 from benchmarks_wiki.journal import located
 from benchmarks_wiki.publishing import EARLIER, NEW, Draft
 from tests.conftest import ROOT, publishes, script_env
@@ -338,6 +339,52 @@ def test_a_lock_that_never_frees_is_given_up_after_the_wait(tmp_path, fake_time)
             with locked(draft, wait=5, sleep=fake_time.sleep, clock=fake_time.clock):
                 pass
     assert caught.value.reason == "lock_timeout" and fake_time.clock() >= 1005
+
+
+@pytest.mark.parametrize("wait, sleeps", [(0, 0), (1, 4)])
+def test_a_lock_is_given_up_the_moment_its_wait_runs_out(tmp_path, fake_time, wait, sleeps):
+    draft = tmp_path / "d.json"
+    draft.write_text("{}")
+
+    def sleep(_):  # a quarter second a look, a step the clock adds up exactly
+        fake_time.sleep(0.25)
+
+    with locked(draft):
+        with pytest.raises(JournalError) as caught:
+            with locked(draft, wait=wait, sleep=sleep, clock=fake_time.clock):
+                pass
+    assert caught.value.reason == "lock_timeout" and len(fake_time.slept) == sleeps
+
+
+def test_a_lock_the_system_refuses_is_one_line_with_its_reason_at_once(msvcrt_standin, monkeypatch, tmp_path,
+                                                                       fake_time):
+    def refused(fd, mode, nbytes):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setitem(sys.modules, "fcntl", None)  # as on Windows: there is none
+    monkeypatch.setattr(msvcrt_standin, "locking", refused)
+    draft = tmp_path / "d.json"
+    draft.write_text("{}")
+    with pytest.raises(JournalError) as caught:
+        with locked(draft, wait=5, sleep=fake_time.sleep, clock=fake_time.clock):
+            pass
+    assert caught.value.reason == "cannot_lock" and fake_time.slept == []
+    assert str(caught.value).startswith(f"cannot lock draft {draft} (No locks available); nothing sent")
+
+
+def test_a_draft_whose_lock_cannot_be_opened_is_refused_with_the_systems_reason(run, portal, client, tmp_path,
+                                                                                task_ids):
+    journal = Journal.open(tmp_path / "state" / "benchmarks-wiki")
+    draft = journal.keep(client.prepare("unsent", task_id=task_ids[0]))
+    beside(draft.path, LOCK).mkdir()  # where the lock file should be, a folder
+    portal.reset_counters()
+    done = run("post.py", "--draft", str(draft.path))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"post.py: error: cannot lock draft {draft.path} (Is a directory); nothing sent")
+    assert portal.requests == []
+    with pytest.raises(JournalError) as caught:
+        client.send(draft)
+    assert caught.value.reason == "cannot_lock"
 
 
 def test_the_newest_entries_from_the_log_are_those_of_the_whole_listing(client, journal, task_ids):
