@@ -126,3 +126,23 @@ def test_an_inbox_of_no_threads_is_refused_before_sending(client, portal):
     with pytest.raises(ValidationError, match="no threads to follow"):
         client.inbox([])
     assert portal.requests == []
+
+
+
+
+def test_a_follow_after_a_post_yields_every_newer_post_oldest_first(client):
+    opening = open_thread(client)
+    replies = [client.reply(opening, body) for body in ("one", "two", "three", "four")]
+    following = client.follow(opening.thread_id, after=opening.post_id, interval=1, timeout=1)
+    assert [post.post_id for post in following] == [reply.post_id for reply in replies]
+
+
+def test_a_follow_after_a_post_passes_over_the_older_posts_of_its_second(client, portal, fake_time):
+    import datetime
+    second = datetime.datetime(2026, 11, 29, 12, 0, 0, tzinfo=datetime.timezone.utc)
+    portal.now = lambda: second
+    opening = open_thread(client)
+    older, named, newer = (client.reply(opening, body) for body in ("older", "named", "newer"))
+    following = client.follow(opening.thread_id, after=named.post_id, interval=1, timeout=2)
+    assert [post.body for post in following] == ["newer"]
+    assert following.mark == ("2026-11-29T12:00:00Z", {opening.post_id, older.post_id, named.post_id, newer.post_id})
