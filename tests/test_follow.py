@@ -128,8 +128,6 @@ def test_an_inbox_of_no_threads_is_refused_before_sending(client, portal):
     assert portal.requests == []
 
 
-
-
 def test_a_follow_after_a_post_yields_every_newer_post_oldest_first(client):
     opening = open_thread(client)
     replies = [client.reply(opening, body) for body in ("one", "two", "three", "four")]
@@ -146,3 +144,20 @@ def test_a_follow_after_a_post_passes_over_the_older_posts_of_its_second(client,
     following = client.follow(opening.thread_id, after=named.post_id, interval=1, timeout=2)
     assert [post.body for post in following] == ["newer"]
     assert following.mark == ("2026-11-29T12:00:00Z", {opening.post_id, older.post_id, named.post_id, newer.post_id})
+
+
+@pytest.mark.parametrize("in_newest_second, asked_again", [(9, False), (10, True)])
+def test_a_follow_from_now_asks_for_the_ten_newest_and_again_by_time_when_they_share_a_second(
+        client, portal, in_newest_second, asked_again):
+    task_id = next(client.tasks("gsm8k")).task_id
+    opening = portal.catalogue.add_post("opening", task_id=task_id, created_at="2026-11-29T12:00:00Z")
+    newest = {portal.catalogue.add_post("reply", thread_id=opening["thread_id"],
+                                        created_at="2026-11-29T12:00:01Z")["post_id"]
+              for _ in range(in_newest_second)}
+    portal.reset_counters()
+    following = client.follow(opening["thread_id"], interval=1, timeout=1).start()
+    asked = [request.params for request in portal.requests if request.path == "/api/v1/activity"]
+    assert asked[0]["limit"] == "10"
+    # Only a second look by time can tell whether more posts share the newest second.
+    assert [ask.get("since") for ask in asked[1:]] == (["2026-11-29T12:00:01Z"] if asked_again else [])
+    assert following.mark == ("2026-11-29T12:00:01Z", newest)
