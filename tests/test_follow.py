@@ -135,7 +135,7 @@ def test_a_follow_after_a_post_yields_every_newer_post_oldest_first(client):
     assert [post.post_id for post in following] == [reply.post_id for reply in replies]
 
 
-def test_a_follow_after_a_post_passes_over_the_older_posts_of_its_second(client, portal, fake_time):
+def test_a_follow_after_a_post_passes_over_the_older_posts_of_its_second(client, portal):
     import datetime
     second = datetime.datetime(2026, 11, 29, 12, 0, 0, tzinfo=datetime.timezone.utc)
     portal.now = lambda: second
