@@ -14,6 +14,10 @@ from pathlib import Path
 import pytest
 
 from benchmarks_wiki import Client, Journal
+from benchmarks_wiki.errors import JournalError
+from benchmarks_wiki.files import locked
+from benchmarks_wiki.journal import located
+from benchmarks_wiki.publishing import Draft
 from tests.conftest import ROOT, interruptible, publishes, script_env, wait_for, wait_until_following
 
 
@@ -463,3 +467,31 @@ def test_a_follow_without_resume_starts_from_now_though_an_earlier_one_was_recor
         writer.reply(opening, "before this follow")
     again = run("follow.py", opening.thread_id, "--interval", "0.1", "--stop-after", "0.1")
     assert again.returncode == 0 and again.stdout == "", again.stderr
+
+
+# -- where the journal is, and whether it can be written --------------------------------------
+
+
+def test_the_journal_lives_in_the_platform_s_own_place_when_nothing_names_one():
+    home = Path(os.path.expanduser("~"))
+    own = home / "AppData" / "Local" if os.name == "nt" else home / ".local" / "state"
+    assert located(environ={}) == (own / "benchmarks-wiki", "default")
+
+
+def test_a_journal_whose_drafts_cannot_be_written_is_off_and_said_once(run, portal, task_id, tmp_path,
+                                                                        monkeypatch):
+    folder = tmp_path / "journal"
+    real_access = os.access
+
+    # Permission bits do not stop every user (root writes anyway): the system's answer is made.
+    def no_writing_in_drafts(path, mode, **options):
+        return False if Path(path) == folder / "drafts" else real_access(path, mode, **options)
+
+    monkeypatch.setattr(os, "access", no_writing_in_drafts)
+    with pytest.raises(PermissionError) as caught:
+        Journal.open(folder)
+    assert caught.value.filename == str(folder / "drafts")
+    done = run("post.py", "--task", task_id, "--body", "x", "--journal", str(folder))
+    assert done.returncode == 0 and done.stdout.startswith("posted ")
+    assert done.stderr == f"journal off: cannot write {folder} (not writable)\n"
+    assert portal.published == 1 and not list((folder / "drafts").iterdir())
