@@ -495,3 +495,18 @@ def test_a_journal_whose_drafts_cannot_be_written_is_off_and_said_once(run, port
     assert done.returncode == 0 and done.stdout.startswith("posted ")
     assert done.stderr == f"journal off: cannot write {folder} (not writable)\n"
     assert portal.published == 1 and not list((folder / "drafts").iterdir())
+
+
+# -- the index -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("written_as, rebuilt", [(1, False), (0, True), (2, True), (None, True)], ids=repr)
+def test_an_index_of_another_format_is_written_again_from_the_drafts(client, tmp_path, task_id, written_as,
+                                                                     rebuilt):
+    journal = Journal.open(tmp_path / "journal")
+    draft = journal.keep(client.prepare("waiting", task_id=task_id))
+    # An index that lost track of the draft: only reading the drafts again finds it.
+    (journal.folder / "index" / "waiting" / draft.path.name).unlink()
+    (journal.folder / "index" / "ready").write_text(json.dumps({"format": written_as}))
+    assert Journal(journal.folder).pending() == ([draft.path] if rebuilt else [])
+    assert json.loads((journal.folder / "index" / "ready").read_text())["format"] == 1
