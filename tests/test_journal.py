@@ -510,3 +510,53 @@ def test_an_index_of_another_format_is_written_again_from_the_drafts(client, tmp
     (journal.folder / "index" / "ready").write_text(json.dumps({"format": written_as}))
     assert Journal(journal.folder).pending() == ([draft.path] if rebuilt else [])
     assert json.loads((journal.folder / "index" / "ready").read_text())["format"] == 1
+
+
+# -- discarding and the archive --------------------------------------------------------------
+
+
+def test_a_discarded_draft_is_off_the_waiting_list_at_once(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    draft = journal.keep(client.prepare("never", task_id=task_id))
+    marker = journal.folder / "index" / "waiting" / draft.path.name
+    assert marker.exists()
+    journal.discard(draft.path)
+    assert not marker.exists()
+
+
+def test_discarding_a_copy_kept_elsewhere_leaves_the_journal_s_own_draft_waiting(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    draft = journal.keep(client.prepare("waiting", task_id=task_id))
+    copy = tmp_path / "elsewhere" / draft.path.name
+    copy.parent.mkdir()
+    copy.write_bytes(draft.path.read_bytes())
+    journal.discard(copy)
+    assert journal.pending() == [draft.path]
+
+
+@pytest.mark.parametrize("since_last, moved", [(86399.5, False), (86400.5, True)], ids=["under a day", "over a day"])
+def test_a_send_moves_old_sent_drafts_to_the_archive_once_a_day(client, tmp_path, task_id, since_last, moved):
+    journal = Journal.open(tmp_path / "journal")
+    journal.archive()
+    old = Draft.write(client.prepare("sent long ago", task_id=task_id),
+                      journal.folder / "drafts" / "20200101T000000.000000Z-aaaaaaaa.json")
+    client.send(old)
+    stamp = journal.folder / "index" / "archived"
+    last = time.time() - since_last
+    os.utime(stamp, (last, last))
+    journal.sent(old)
+    assert old.path.exists() is not moved
+    assert (journal.folder / "archive" / "2020-01" / old.path.name).exists() is moved
+
+
+def test_the_archive_leaves_the_lock_of_a_waiting_draft_a_run_is_sending(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    draft = journal.keep(client.prepare("being sent", task_id=task_id))
+    with locked(draft.path):
+        assert journal.archive(days=-1) == 0
+        assert draft.path.with_name(draft.path.stem + ".lock").exists()
+        # So that no other run takes the draft while this one sends it.
+        with pytest.raises(JournalError) as caught:
+            with locked(draft.path, wait=0):
+                pass
+        assert caught.value.reason == "lock_timeout"
