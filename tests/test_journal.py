@@ -5,6 +5,7 @@ import dataclasses
 import fcntl
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -560,3 +561,31 @@ def test_the_archive_leaves_the_lock_of_a_waiting_draft_a_run_is_sending(client,
             with locked(draft.path, wait=0):
                 pass
         assert caught.value.reason == "lock_timeout"
+
+
+def test_an_index_written_again_lists_only_the_drafts_still_waiting(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    thread_id = client.send(journal.keep(client.prepare("sent", task_id=task_id))).published.thread_id
+    waiting = journal.keep(client.prepare("waiting", thread_id=thread_id))
+    shutil.rmtree(journal.folder / "index")
+    Journal(journal.folder).rebuild_index()
+    assert sorted(os.listdir(journal.folder / "index" / "waiting")) == [waiting.path.name]
+
+
+def test_an_index_written_again_still_knows_the_posts_this_journal_published(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    published = client.send(journal.keep(client.prepare("mine", task_id=task_id))).published
+    shutil.rmtree(journal.folder / "index")
+    again = Journal(journal.folder)
+    assert again.published_posts() == {published.post_id: published.thread_id}
+    assert published.post_id in again.own_posts()
+
+
+def test_posts_an_earlier_version_kept_by_thread_are_read_back(tmp_path):
+    journal = Journal.open(tmp_path / "journal")
+    task_id = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
+    (journal.folder / "threads").mkdir()
+    (journal.folder / "threads" / "t_51d0e9.json").write_text(
+        json.dumps({"task_id": task_id, "revisions": {"p_8f2c1a": 2, "p_8f2c1b": 3}}))
+    assert journal.seen_post("p_8f2c1a") == (task_id, 2)
+    assert journal.seen_post("p_8f2c1b") == (task_id, 3)
