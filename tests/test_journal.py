@@ -2,6 +2,7 @@
 
 import calendar
 import dataclasses
+import errno
 import fcntl
 import json
 import os
@@ -399,6 +400,34 @@ def test_the_newest_entries_still_list_a_sent_draft_the_archive_took(client, tmp
         == [("posted", published.post_id, str(archived))]
 
 
+@pytest.mark.parametrize("line", ["draft {name}.receipt.json", "draft ../draws/{task_id}.json", "other {name}.json"],
+                         ids=["a receipt", "a file outside drafts", "an unknown kind"])
+def test_the_newest_entries_leave_out_a_line_of_the_log_that_names_no_draft(client, tmp_path, line):
+    journal = Journal.open(tmp_path / "journal")
+    task = next(client.tasks("gsm8k"))
+    journal.record_draw(task)
+    draft = journal.keep(client.prepare("sent", task_id=task.task_id))
+    client.send(draft)
+    journal.sent(draft)
+    newest = time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime(time.time() + 60))
+    named = line.format(name=draft.path.stem, task_id=task.task_id)
+    with open(journal.folder / "index" / "made.log", "a") as log:
+        log.write(f"{newest} {named}\n")
+    assert list(journal.entries(limit=20)) == list(journal.entries())
+    assert [entry["type"] for entry in journal.entries(limit=20)] == ["posted", "drawn"]
+
+
+@pytest.mark.parametrize("malformed", ["thread_id", "post_id"])
+def test_a_post_shown_with_a_malformed_id_is_not_remembered(client, tmp_path, task_id, malformed):
+    journal = Journal.open(tmp_path / "journal")
+    post = client.publish("shown", task_id=task_id).post
+    journal.record_posts([dataclasses.replace(post, **{malformed: "../elsewhere"})])
+    assert journal.seen_post(post.post_id) is None
+    assert list((journal.folder / "posts").iterdir()) == []
+    journal.record_posts([post])
+    assert journal.seen_post(post.post_id) == (task_id, post.revision)
+
+
 def test_a_draft_whose_send_failed_still_waits(run, portal, draft):
     journal = Journal.open(draft.parent.parent)
     portal.fail_next(503, times=4)
@@ -491,7 +520,7 @@ def test_a_journal_whose_drafts_cannot_be_written_is_off_and_said_once(run, port
     monkeypatch.setattr(os, "access", no_writing_in_drafts)
     with pytest.raises(PermissionError) as caught:
         Journal.open(folder)
-    assert caught.value.filename == str(folder / "drafts")
+    assert caught.value.filename == str(folder / "drafts") and caught.value.errno == errno.EACCES
     done = run("post.py", "--task", task_id, "--body", "x", "--journal", str(folder))
     assert done.returncode == 0 and done.stdout.startswith("posted ")
     assert done.stderr == f"journal off: cannot write {folder} (not writable)\n"
@@ -513,6 +542,16 @@ def test_an_index_of_another_format_is_written_again_from_the_drafts(client, tmp
     assert json.loads((journal.folder / "index" / "ready").read_text())["format"] == 1
 
 
+def test_a_damaged_record_of_the_journal_s_own_posts_is_left_out(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    draft = journal.keep(client.prepare("mine", task_id=task_id))
+    published = client.send(draft).published
+    journal.sent(draft)
+    (journal.folder / "index" / "mine" / "damaged.json").write_text(
+        json.dumps({"post_id": "p_damaged", "thread_id": "../elsewhere"}))
+    assert journal.published_posts() == {published.post_id: published.thread_id}
+
+
 # -- discarding and the archive --------------------------------------------------------------
 
 
@@ -523,6 +562,18 @@ def test_a_discarded_draft_is_off_the_waiting_list_at_once(client, tmp_path, tas
     assert marker.exists()
     journal.discard(draft.path)
     assert not marker.exists()
+
+
+def test_discarding_the_newest_draft_leaves_an_older_one_to_the_same_place_replaced(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    older = journal.keep(client.prepare("first wording", task_id=task_id))
+    newer = journal.keep(client.prepare("second wording", task_id=task_id))
+    assert older.path.name < newer.path.name
+    # As a run that stopped after writing the newer draft, before unmarking the older, leaves it.
+    (journal.folder / "index" / "waiting" / older.path.name).write_text(
+        json.dumps({"to": list(older.post.destination)}))
+    journal.discard(newer.path)
+    assert journal.pending() == []
 
 
 def test_discarding_a_copy_kept_elsewhere_leaves_the_journal_s_own_draft_waiting(client, tmp_path, task_id):
