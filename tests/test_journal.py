@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from benchmarks_wiki import Client, Journal
+from benchmarks_wiki import journal as journal_module
 from benchmarks_wiki.errors import JournalError
 from benchmarks_wiki.files import locked
 from benchmarks_wiki.journal import located
@@ -670,3 +671,51 @@ def test_a_post_recorded_by_an_earlier_run_is_found_under_the_same_file_name(tmp
     (journal.folder / "posts" / "4769f760e750ffab95aa3b8179390b21.json").write_text(
         json.dumps({"post_id": "p_8f2c1a", "thread_id": "t_51d0e9", "task_id": task_id, "revision": 2}))
     assert journal.seen_post("p_8f2c1a") == (task_id, 2)
+
+
+def test_a_draft_another_run_archives_while_this_one_waits_for_its_lock_is_left_to_it(client, tmp_path, task_id,
+                                                                                        monkeypatch):
+    journal = Journal.open(tmp_path / "journal")
+    draft = journal.keep(client.prepare("sent", task_id=task_id))
+    client.send(draft)
+    real_locked = journal_module.locked
+
+    # Two sends may each archive at once: the other run takes the lock first and moves the draft.
+    def another_run_archives_first(path, **options):
+        monkeypatch.setattr(journal_module, "locked", real_locked)
+        assert Journal(journal.folder).archive(days=-1) == 1
+        return real_locked(path, **options)
+
+    monkeypatch.setattr(journal_module, "locked", another_run_archives_first)
+    assert journal.archive(days=-1) == 0
+    archived = journal.locate(draft.path)
+    assert archived.parent.parent == journal.folder / "archive"
+    assert Draft.load(archived).receipt().published.post_id
+    assert os.listdir(journal.folder / "drafts") == []
+
+
+def test_the_archive_leaves_the_marker_of_a_keep_made_in_the_very_second_of_its_cutoff(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    post = client.prepare("kept at the cutoff", task_id=task_id)
+    waiting = journal.folder / "index" / "waiting"
+    journal.pending()
+    at_cutoff, before = "20200101T000000.900000Z-aaaaaaaa.json", "20191231T235959.900000Z-bbbbbbbb.json"
+    for name in (at_cutoff, before):
+        (waiting / name).write_text(json.dumps({"to": list(post.destination)}))
+    # Half a second into it, so that the archive, reading the clock a moment later, is in the same second.
+    cutoff = calendar.timegm((2020, 1, 1, 0, 0, 0)) + 0.5
+    journal.archive(days=(time.time() - cutoff) / 86400)
+    assert sorted(os.listdir(waiting)) == [at_cutoff]
+    # The keep under way then writes its draft, which waits.
+    Draft.write(post, journal.folder / "drafts" / at_cutoff)
+    assert journal.pending() == [journal.folder / "drafts" / at_cutoff]
+
+
+@pytest.mark.parametrize("threads, name", [(["t_51d0e9"], "t_51d0e9.json"),
+                                           (["t_000002", "t_000001"], "inbox-7427ec57b08af4f9.json")],
+                         ids=["one thread", "two threads"])
+def test_a_follow_resumes_from_the_mark_an_earlier_run_kept_under_the_same_file_name(tmp_path, threads, name):
+    journal = Journal.open(tmp_path / "journal")
+    # The name every version gives the mark of these threads: a journal outlives the version that wrote it.
+    (journal.folder / "follows" / name).write_text(json.dumps({"since": "2026-01-01T00:00:00Z", "seen": ["p_8f2c1a"]}))
+    assert journal.follow_mark(threads) == ("2026-01-01T00:00:00Z", ("p_8f2c1a",))
