@@ -719,3 +719,42 @@ def test_a_follow_resumes_from_the_mark_an_earlier_run_kept_under_the_same_file_
     # The name every version gives the mark of these threads: a journal outlives the version that wrote it.
     (journal.folder / "follows" / name).write_text(json.dumps({"since": "2026-01-01T00:00:00Z", "seen": ["p_8f2c1a"]}))
     assert journal.follow_mark(threads) == ("2026-01-01T00:00:00Z", ("p_8f2c1a",))
+
+
+def test_a_listing_from_a_moment_lists_a_draft_the_log_of_things_made_lost(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    draft = journal.keep(client.prepare("kept while the index was written again", task_id=task_id))
+    # As a rebuild of the index under way while the draft was kept leaves the log.
+    (journal.folder / "index" / "made.log").write_text("")
+    for limit in (None, 20):
+        assert [entry["path"] for entry in journal.entries(limit=limit, since="2000-01-01T00:00:00Z")] \
+            == [str(draft.path)]
+
+
+def test_the_newest_entries_read_the_log_only_as_far_back_as_they_need(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    oldest, older, newest = (journal.keep(client.prepare(f"wording {n}", task_id=task_id)) for n in range(3))
+    log = journal.folder / "index" / "made.log"
+    lines = log.read_text().splitlines()
+    assert [line.split()[2] for line in lines] == [oldest.path.name, older.path.name, newest.path.name]
+    # Far back, a line that would list the oldest draft first, were it read; then more than a
+    # chunk of the log's end naming drafts long gone.
+    gone = [f"2020-01-01T00:00:00.000000Z draft 20200101T000000.{n:06d}Z-00000000.json" for n in range(400)]
+    log.write_text("\n".join([f"2099-01-01T00:00:00.000000Z draft {oldest.path.name}", *gone, *lines[1:]]) + "\n")
+    assert log.stat().st_size > 16384
+    assert [entry["path"] for entry in journal.entries(limit=2)] == [str(newest.path), str(older.path)]
+
+
+def test_the_journal_lists_the_first_eighty_characters_of_a_draft_s_body(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    body = "".join(str(n % 10) for n in range(100))
+    journal.keep(client.prepare(body, task_id=task_id))
+    for listing in (journal.entries(), journal.entries(limit=20)):
+        assert [entry["body"] for entry in listing] == [body[:80]]
+
+
+def test_a_key_of_one_character_keeps_a_draft_once(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    post = client.prepare("keyed", task_id=task_id)
+    kept = journal.keep(post, key="k")
+    assert journal.keep(post, key="k").path == kept.path and journal.drafts() == [kept.path]
