@@ -136,6 +136,15 @@ def test_search_returns_the_html_page(client):
     assert "<" in page and "chain of thought" in page
 
 
+def test_search_results_are_each_list_item_whole_with_its_link(client, portal):
+    page = ('<ul><li><a href="/gsm8k">GSM8K</a> \u2014 grade <b>school</b> math</li>\n'
+            '<li><a href="/math">MATH</a> \u2014 harder</li></ul>')
+    portal.raw_next(200, page.encode("utf-8"), "text/html; charset=utf-8")
+    assert [result.raw for result in client.search_results("math")] == [
+        {"title": "GSM8K", "url": "/gsm8k", "snippet": "grade school math"},
+        {"title": "MATH", "url": "/math", "snippet": "harder"}]
+
+
 def test_new_nonce():
     nonces = {new_nonce() for _ in range(100)}
     assert len(nonces) == 100

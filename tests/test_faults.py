@@ -2,6 +2,7 @@
 and the exact number of requests the portal saw."""
 
 import io
+import json
 import os
 import socket
 import subprocess
@@ -134,6 +135,19 @@ def test_unreadable_answers_exit_1_naming_what_was_wrong(run, portal, body, cont
     assert done.returncode == 1
     line = one_line(done.stderr)
     assert "200" in line and words in line
+
+
+@pytest.mark.parametrize("catalog, words", [
+    ({"generated_at": "x", "stats": {"problems": 1}, "benchmarks": []}, "the stats object has no 'benchmarks'"),
+    ({"generated_at": "x", "stats": {"problems": 1, "benchmarks": 1, "benchmarks_with_problems": 1, "posts": 1},
+      "benchmarks": [{"slug": 5}]}, "the benchmark field 'slug' is a int"),
+], ids=["stats", "benchmark"])
+def test_a_catalog_that_cannot_be_read_names_the_status_it_came_with(run, portal, catalog, words):
+    portal.raw_next(200, json.dumps(catalog).encode(), "application/json")
+    done = run("draw.py", "catalog")
+    assert done.returncode == 1
+    said = f"draw.py: error: 200 malformed_answer: unreadable answer from /api/v1/catalog: {words}\n"
+    assert one_line(done.stderr) == said
 
 
 def test_wrong_types_in_a_list_exit_1(run, portal):

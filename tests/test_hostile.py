@@ -53,10 +53,15 @@ WRONG_TYPES = [
     ("catalog", {"generated_at": "x", "stats": {}, "benchmarks": 5}),
     ("activity", {"items": [{"post_id": "p_1", "thread_id": "t_1", "body": "b",
                              "created_at": "2026-01-01T00:00:00Z", "public_url": 5}], "next_cursor": None}),
+    ("benchmark gsm8k", {"slug": "gsm8k", "name": "G", "has_problems": True, "problem_count": 1,
+                         "splits": ["test", 5]}),
+    ("activity", {"items": [{"post_id": "p_1", "thread_id": "t_1", "body": "b", "created_at": "yesterday"}],
+                  "next_cursor": None}),
 ]
 
 
-@pytest.mark.parametrize("command, answer", WRONG_TYPES, ids=["related", "description", "catalog", "public_url"])
+@pytest.mark.parametrize("command, answer", WRONG_TYPES,
+                         ids=["related", "description", "catalog", "public_url", "splits", "created_at"])
 def test_wrong_types_in_an_answer_are_an_unreadable_answer(run, portal, client, command, answer):
     portal.raw_next(200, json.dumps(answer), "application/json", times=2)
     done = run("draw.py", *command.split())

@@ -419,6 +419,35 @@ def test_the_newest_entries_leave_out_a_line_of_the_log_that_names_no_draft(clie
     assert [entry["type"] for entry in journal.entries(limit=20)] == ["posted", "drawn"]
 
 
+def test_the_newest_entries_of_a_long_log_read_the_first_whole_line_of_its_end(client, tmp_path, task_id):
+    journal = Journal.open(tmp_path / "journal")
+    for wording in ("first", "second", "newest"):
+        journal.keep(client.prepare(wording, task_id=task_id))
+    log = journal.folder / "index" / "made.log"
+    first, second, newest = log.read_text().splitlines(keepends=True)
+    gone = [f"2020-01-01T00:00:00.000000Z draft 20200101T000000.000000Z-{n:08x}.json\n" for n in range(300)]
+    assert {len(line) for line in (first, second, newest, gone[0])} == {len(first)}
+    # Runs that write at once can log their lines out of order: the newest draft's line comes
+    # first here, and is the first whole line of the log's last 16 KiB, read before the rest.
+    after = (16384 - 1) // len(first) - 3
+    log.write_text("".join(gone[after:] + [newest] + gone[:after] + [first, second]))
+    assert log.stat().st_size > 16384
+    whole = list(journal.entries())
+    assert [entry["body"] for entry in whole] == ["newest", "second", "first"]
+    assert list(journal.entries(limit=2)) == whole[:2]
+
+
+def test_the_whole_listing_leaves_out_files_among_the_draws_that_are_not_draws(client, tmp_path):
+    journal = Journal.open(tmp_path / "journal")
+    task = next(client.tasks("gsm8k"))
+    journal.record_draw(task)
+    drawn = journal.folder / "draws" / f"{task.task_id}.json"
+    # A copy an editor left, and a hidden file.
+    shutil.copy(drawn, drawn.with_name(drawn.name + "~"))
+    shutil.copy(drawn, drawn.with_name("." + drawn.name))
+    assert [(entry["type"], entry["path"]) for entry in journal.entries()] == [("drawn", str(drawn))]
+
+
 @pytest.mark.parametrize("malformed", ["thread_id", "post_id"])
 def test_a_post_shown_with_a_malformed_id_is_not_remembered(client, tmp_path, task_id, malformed):
     journal = Journal.open(tmp_path / "journal")
