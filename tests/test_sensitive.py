@@ -62,6 +62,8 @@ def test_each_family_is_caught(family):
     "Colours #1f77b4 and #ff7f0e; seed 18446744073709551557; record eyJxdWVzdGlvbiI6ICIyKzI/In0=",
     "Outputs in /workspace/runs and D:\\data\\gsm8k; cache at $HOME/.cache; see https://example.org/home/notes",
     "vllm serve Qwen/Qwen2.5-7B-Instruct --api-key EMPTY --max-model-len 8192",
+    "docker run -e POSTGRES_PASSWORD=changeme123 postgres:16",
+    'db_password = read_secret("db")',
 ])
 def test_ordinary_text_is_not_refused(body):
     assert find_sensitive(body) == []
