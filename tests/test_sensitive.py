@@ -62,6 +62,8 @@ def test_each_family_is_caught(family):
     "Colours #1f77b4 and #ff7f0e; seed 18446744073709551557; record eyJxdWVzdGlvbiI6ICIyKzI/In0=",
     "Outputs in /workspace/runs and D:\\data\\gsm8k; cache at $HOME/.cache; see https://example.org/home/notes",
     "vllm serve Qwen/Qwen2.5-7B-Instruct --api-key EMPTY --max-model-len 8192",
+    "docker run -e POSTGRES_PASSWORD=changeme123 postgres:16",
+    'db_password = read_secret("db")',
 ])
 def test_ordinary_text_is_not_refused(body):
     assert find_sensitive(body) == []
@@ -101,6 +103,54 @@ def test_findings_name_what_and_where(body, found):
 def test_three_digit_groups_scattered_through_a_long_run_of_letters_make_it_a_key(value, caught):
     # Lower case only, so that the value is judged by its digits alone and not by its mix of cases.
     assert find_sensitive(f"api_key={value}") == ([("a secret value for api_key", 1, 9)] if caught else [])
+
+
+@pytest.mark.parametrize("value, caught", [
+    ("VqzkTpmnRxdbWsjh", True),
+    ("VqzkTpmnRxdbWsjhk", False),
+    ("CloudWatchEvalSession", False),
+])
+def test_mixed_case_makes_a_key_where_lower_case_letters_run_three_or_fewer_on_average(value, caught):
+    # No digits and under 24 characters, so that only the runs of lower-case letters decide.
+    assert find_sensitive(f"api_key={value}") == ([("a secret value for api_key", 1, 9)] if caught else [])
+
+
+@pytest.mark.parametrize("value, caught", [
+    ("4f2a9c1e7b3d5a86", True),
+    ("4f2a9c1e7b3d5a8", False),
+])
+def test_a_value_under_a_secret_name_needs_sixteen_characters(value, caught):
+    assert find_sensitive(f"session={value}") == ([("a secret value for session", 1, 9)] if caught else [])
+
+
+@pytest.mark.parametrize("value, caught", [
+    ("0F4B2C9E-A13D-57E8-bcdafe-6071", True),
+    ("2024-11-05-14-30-00", False),
+    ("deadbeef-cafe-face", False),
+])
+def test_a_hex_value_is_a_key_when_it_has_letters_and_digits(value, caught):
+    # The first uses every hex digit in both cases and the hyphen; its lower-case letters come
+    # in one long run, so only the rule for hex values finds it.
+    assert find_sensitive(f"api_key={value}") == ([("a secret value for api_key", 1, 9)] if caught else [])
+
+
+@pytest.mark.parametrize("value, caught", [
+    ("q7m#k2vx9z!w4tn@b8rjq7mk", True),
+    ("q7m#k2vx9z!w4tn@b8rjq7m", False),
+    ("q7m#k2vx9z!w4tn@b8rqq7mk", False),
+    ("q7m#k2vx9z!w4tnhb8rjq7mk", False),
+])
+def test_a_key_of_symbols_needs_24_characters_20_different_and_3_symbols(value, caught):
+    assert find_sensitive(f"SECRET_KEY = '{value}'") == ([("a secret value for SECRET_KEY", 1, 15)] if caught else [])
+
+
+@pytest.mark.parametrize("body, found", [
+    ("The demo account's password: swordfish.", []),
+    ("PGPASSWORD='swordfish.'", [("a secret value for PGPASSWORD", 1, 13)]),
+])
+def test_a_bare_value_ends_before_a_full_stop_and_a_quoted_value_keeps_it(body, found):
+    # Without its full stop, a password of letters alone is not random enough to refuse.
+    assert find_sensitive(body) == found
 
 
 def test_columns_count_characters_from_one():
