@@ -37,6 +37,52 @@ def test_ordinary_posts_are_not_refused():
     assert len(refused) <= 0.01 * len(posts), refused
 
 
+@pytest.mark.parametrize("body", [
+    "public_key=AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl",
+    "page_token: CiAKGjBpNDd2Nmp5Z2FxaTRicGEQ",
+])
+def test_a_two_word_name_whose_first_word_makes_it_ordinary_lets_its_value_through(body):
+    assert find_sensitive(body) == []
+
+
+def test_a_windows_variable_under_a_password_name_is_a_placeholder():
+    assert find_sensitive("set PGPASSWORD=%PG_PASS%") == []
+
+
+@pytest.mark.parametrize("value, caught", [
+    ("k9v2xq", True),
+    ("k9v2x", False),
+])
+def test_a_password_counts_from_six_characters(value, caught):
+    assert find_sensitive(f"PGPASSWORD={value}") == ([("a secret value for PGPASSWORD", 1, 12)] if caught else [])
+
+
+@pytest.mark.parametrize("value, caught", [
+    ("7a2f9e4b27fe94ab", True),
+    ("7a2f9e4a27fe94a2", False),
+])
+def test_a_hex_key_needs_eight_different_characters(value, caught):
+    assert find_sensitive(f"api_key={value}") == ([("a secret value for api_key", 1, 9)] if caught else [])
+
+
+@pytest.mark.parametrize("value, caught", [
+    ("q8#we3!rt^y9*u+io2@pq8#w", True),   # 24 characters, 20 different
+    ("q8#we3!rt^y9*u+io2@pq8#", False),   # 23 characters
+    ("q8#we3!rt^y9*u+io2qpq8#w", False),  # 19 different
+])
+def test_a_key_of_letters_digits_and_symbols_counts_from_24_characters_of_20_kinds(value, caught):
+    assert find_sensitive(f'SECRET_KEY = "{value}"') == ([("a secret value for SECRET_KEY", 1, 15)] if caught else [])
+
+
+@pytest.mark.parametrize("body", ["password=...", "api_key: ...", "Set DB_PASSWORD=... before the run."])
+def test_a_value_of_punctuation_alone_is_not_a_secret(body):
+    assert find_sensitive(body) == []
+
+
+def test_a_finding_that_starts_where_another_ends_is_reported_too():
+    assert find_sensitive(f"cat ~/{HF}") == [("a home-directory path", 1, 5), ("a Hugging Face token", 1, 7)]
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_each_family_is_caught(family):
     rng = random.Random(f"{SEED} {family}")
