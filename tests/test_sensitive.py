@@ -207,3 +207,26 @@ def test_columns_count_characters_from_one():
 @pytest.mark.parametrize("text", adversarial_inputs(), ids=lambda text: repr(text[:12]))
 def test_hostile_input_returns(text):
     assert isinstance(find_sensitive(text), list)
+
+
+@pytest.mark.parametrize("value, caught", [
+    ("0123abcd0123abcd", True),
+    ("0123abc0123abc01", False),
+])
+def test_a_hex_value_needs_eight_different_characters_to_be_a_key(value, caught):
+    assert find_sensitive(f"api_key={value}") == ([("a secret value for api_key", 1, 9)] if caught else [])
+
+
+def test_a_provider_key_that_begins_like_a_home_directory_is_named_as_the_key():
+    # Base64 may begin with "/home/", so an account key and a home path can start together.
+    key = "/home/q8ZrVt3kLm2Xw9PbN4sJd7HfYc1GaE6uTo5RiKeM0nBvWxQzUyS+lA8pCgD3hF2jK9mN4bV7cX1zQ=="
+    body = f"DefaultEndpointsProtocol=https;AccountName=evals;AccountKey={key}"
+    assert find_sensitive(body) == [("an Azure storage account key", 1, body.index(key) + 1)]
+
+
+def test_a_quoted_value_holding_a_provider_key_is_reported_once_where_it_starts():
+    key = "q8ZrVt3kLm2Xw9PbN4sJd7HfYc1GaE6uTo5RiKeM0nBvWxQzUyS+lA8pCgD3hF2jK9mN4bV7cX1zQ/aBcDeFgH=="
+    # The whole quoted value is a secret under its name; the key inside it ends first but
+    # starts later, and the finding that starts first is the one reported.
+    body = f'AZURE_STORAGE_KEY="AccountName=evals;AccountKey={key}"'
+    assert find_sensitive(body) == [("a secret value for AZURE_STORAGE_KEY", 1, 20)]
