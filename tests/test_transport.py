@@ -1,8 +1,9 @@
 import pytest
 
 from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
-from benchmarks_wiki.transport import Response, parse_origin
+from benchmarks_wiki.transport import HTTPTransport, Request, Response, parse_origin
 from tests.certs import CA_FILE
+from tests.test_connections import RawServer
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 
@@ -259,6 +260,34 @@ def test_connection_refused_is_a_transport_error(tls, fake_time):
     with pytest.raises(TransportError, match="refused") as caught:
         Client(f"https://127.0.0.1:{port}", ssl_context=tls, sleep=fake_time.sleep).stats()
     assert "4 attempts" in str(caught.value)
+
+
+
+@pytest.mark.parametrize("scheme, answer, reason, said", [
+    ("https", b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", "tls_failed", "TLS failed with 127.0.0.1:"),
+    ("http", b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{",
+     "connection_failed", "the connection to 127.0.0.1:"),
+], ids=["tls-failed", "cut-off"])
+def test_a_failed_tls_handshake_is_told_from_a_connection_cut_off(scheme, answer, reason, said, tls, fake_time):
+    server = RawServer(answer)
+    origin = server.origin.replace("http://", f"{scheme}://")
+    try:
+        with Client(origin, ssl_context=tls, retries=0, sleep=fake_time.sleep) as client:
+            with pytest.raises(TransportError) as caught:
+                client.stats()
+    finally:
+        server.close()
+    assert caught.value.reason == reason and str(caught.value).startswith(said)
+
+
+def test_an_answer_got_in_one_exchange_counts_no_lost_answers(portal, tls):
+    assert Response(200).lost_answers == 0
+    transport = HTTPTransport(ssl_context=tls)
+    try:
+        answer = transport.handle(Request(portal.origin, "/api/v1/stats"))
+    finally:
+        transport.close()
+    assert answer.status == 200 and answer.lost_answers == 0
 
 
 @pytest.mark.parametrize("origin", ["https://someone@portal.test", "https://:secret@portal.test",
