@@ -296,3 +296,31 @@ def test_an_origin_holding_any_credential_is_refused(origin):
     with pytest.raises(ValidationError) as caught:
         parse_origin(origin)
     assert caught.value.reason == "bad_origin" and "holds credentials" in str(caught.value)
+
+
+def test_an_answer_past_the_limit_from_any_transport_is_refused_with_its_size():
+    from benchmarks_wiki.transport import MAX_ANSWER_BYTES, MockTransport
+
+    # The network transport stops reading at the limit; a transport handed in may not.
+    answer = Response(200, b"[" + b" " * MAX_ANSWER_BYTES + b"]", {"Content-Type": "application/json"})
+    with Client("https://portal.test", transport=MockTransport(lambda request: answer)) as client:
+        with pytest.raises(ApiError) as caught:
+            client.stats()
+    assert caught.value.code == "answer_too_large" and f"{MAX_ANSWER_BYTES + 2}" in str(caught.value)
+
+
+def test_a_client_never_closed_closes_its_transport_when_it_is_collected():
+    import gc
+
+    from benchmarks_wiki.transport import MockTransport
+
+    class Closing(MockTransport):
+        closed = 0
+
+        def close(self):
+            Closing.closed += 1
+
+    client = Client("https://portal.test", transport=Closing(lambda request: Response(200, b"{}")))
+    del client
+    gc.collect()
+    assert Closing.closed == 1
