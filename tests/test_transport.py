@@ -324,3 +324,18 @@ def test_a_client_never_closed_closes_its_transport_when_it_is_collected():
     del client
     gc.collect()
     assert Closing.closed == 1
+
+
+def test_the_user_agent_names_the_package_version_and_python_major_and_minor():
+    import sys
+
+    from benchmarks_wiki import __version__
+    from benchmarks_wiki.transport import MockTransport
+
+    sent = []
+    with Client("https://portal.test", transport=MockTransport(
+            lambda request: sent.append(dict(request.headers)) or Response(404, b""))) as client:
+        with pytest.raises(ApiError):
+            client.stats()
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert sent[0]["User-Agent"] == f"benchmarks-wiki/{__version__} python/{python}"
