@@ -663,32 +663,32 @@ def test_an_index_written_again_still_knows_the_posts_this_journal_published(cli
     assert published.post_id in again.own_posts()
 
 
-def test_posts_an_earlier_version_kept_by_thread_are_read_back(tmp_path):
+KEPT_BY_THREAD_TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
+
+
+def kept_by_thread(tmp_path, revisions):
+    """A journal holding one thread's posts as an earlier version kept them: a file per thread."""
     journal = Journal.open(tmp_path / "journal")
-    task_id = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
     (journal.folder / "threads").mkdir()
     (journal.folder / "threads" / "t_51d0e9.json").write_text(
-        json.dumps({"task_id": task_id, "revisions": {"p_8f2c1a": 2, "p_8f2c1b": 3}}))
+        json.dumps({"task_id": KEPT_BY_THREAD_TASK, "revisions": revisions}))
+    return journal, KEPT_BY_THREAD_TASK
+
+
+def test_posts_an_earlier_version_kept_by_thread_are_read_back(tmp_path):
+    journal, task_id = kept_by_thread(tmp_path, {"p_8f2c1a": 2, "p_8f2c1b": 3})
     assert journal.seen_post("p_8f2c1a") == (task_id, 2)
     assert journal.seen_post("p_8f2c1b") == (task_id, 3)
 
 
 def test_posts_kept_by_thread_under_a_malformed_id_are_left_out_and_the_rest_read_back(tmp_path):
-    journal = Journal.open(tmp_path / "journal")
-    task_id = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
-    (journal.folder / "threads").mkdir()
-    (journal.folder / "threads" / "t_51d0e9.json").write_text(
-        json.dumps({"task_id": task_id, "revisions": {"../elsewhere": 1, "p_8f2c1a": 2}}))
+    journal, task_id = kept_by_thread(tmp_path, {"../elsewhere": 1, "p_8f2c1a": 2})
     assert journal.seen_post("p_8f2c1a") == (task_id, 2)
     assert len(list((journal.folder / "posts").iterdir())) == 1
 
 
 def test_a_post_shown_since_keeps_its_revision_over_the_one_an_earlier_version_kept_by_thread(tmp_path):
-    journal = Journal.open(tmp_path / "journal")
-    task_id = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
-    (journal.folder / "threads").mkdir()
-    (journal.folder / "threads" / "t_51d0e9.json").write_text(
-        json.dumps({"task_id": task_id, "revisions": {"p_8f2c1a": 2}}))
+    journal, task_id = kept_by_thread(tmp_path, {"p_8f2c1a": 2})
     journal.record_posts([SimpleNamespace(post_id="p_8f2c1a", thread_id="t_51d0e9", task_id=task_id, revision=3)])
     assert journal.seen_post("p_8f2c1a") == (task_id, 3)
 
