@@ -115,6 +115,14 @@ def test_sample_of_an_introduction_only_benchmark(client):
     assert (caught.value.reason, caught.value.facts["slug"]) == ("introduction_only", intro)
 
 
+def test_sample_of_a_benchmark_that_has_problems_but_lists_none_is_refused(client, portal):
+    # The portal says it serves problems yet its listing is empty: nothing to draw, said as such.
+    portal.catalogue.add_benchmark("emptied", "Emptied", metric="accuracy", license="MIT", has_problems=True)
+    with pytest.raises(ValidationError) as caught:
+        client.sample("emptied")
+    assert (caught.value.reason, caught.value.facts["slug"]) == ("no_problems_listed", "emptied")
+
+
 def test_sample_without_a_slug_takes_a_benchmark_with_problems(client, portal):
     portal.reset_counters()
     task = client.sample(rng=random.Random(3))

@@ -235,7 +235,8 @@ def test_untrusted_certificate_is_a_transport_error(portal, monkeypatch):
     monkeypatch.setenv("SSL_CERT_DIR", "/nonexistent")
     with pytest.raises(TransportError) as caught:
         Client(portal.origin).stats()
-    assert "certificate" in str(caught.value) and "SSL_CERT_FILE" in str(caught.value)
+    assert "certificate" in str(caught.value)
+    assert "to trust another CA, set SSL_CERT_FILE to its PEM file" in str(caught.value)
     assert caught.value.exit_code == 3
     assert portal.requests == []
 
