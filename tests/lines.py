@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -115,6 +116,7 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_sessionfinish(session):
     sys.settrace(None)
     threading.settrace(None)
+    shutil.rmtree(CHILDREN, ignore_errors=True)
     tests_of = {}
     for test, lines in ran.items():
         for filename, line in lines:
