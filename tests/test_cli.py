@@ -537,3 +537,19 @@ def test_a_reader_that_stops_early_ends_the_program_quietly(portal, client):
     finally:
         os.close(writing)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_the_benchmark_list_says_which_serve_problems_and_which_are_introduction_only(run, client):
+    lines = run("draw.py", "benchmarks").stdout.splitlines()
+    for bench in client.benchmarks():
+        shown = next(line for line in lines if line.startswith(bench.slug + "  "))
+        if bench.has_problems:
+            assert f"  {bench.problem_count} problems ({','.join(bench.splits)})  " in shown
+        else:
+            assert "  introduction only  " in shown
+
+
+def test_a_thread_names_the_task_it_is_about(run, client):
+    task_id = next(client.tasks("gsm8k")).task_id
+    opening = client.publish("opening", task_id=task_id)
+    assert f"task_id: {task_id}" in run("draw.py", "thread", opening.thread_id).stdout.splitlines()
