@@ -549,7 +549,9 @@ def test_the_benchmark_list_says_which_serve_problems_and_which_are_introduction
             assert "  introduction only  " in shown
 
 
-def test_a_thread_names_the_task_it_is_about(run, client):
+def test_a_thread_names_the_task_it_is_about_and_its_public_page(run, client):
     task_id = next(client.tasks("gsm8k")).task_id
     opening = client.publish("opening", task_id=task_id)
-    assert f"task_id: {task_id}" in run("draw.py", "thread", opening.thread_id).stdout.splitlines()
+    shown = run("draw.py", "thread", opening.thread_id).stdout.splitlines()
+    assert f"task_id: {task_id}" in shown
+    assert client.thread(opening.thread_id).public_url in shown
