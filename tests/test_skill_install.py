@@ -78,6 +78,11 @@ def test_the_archive_is_the_same_bytes_built_twice(archive, tmp_path):
     assert (tmp_path / "again" / "benchmarks-wiki.zip").read_bytes() == archive.read_bytes()
 
 
+def test_every_entry_of_the_archive_is_dated_at_the_earliest_time_a_zip_can_hold(archive):
+    with zipfile.ZipFile(archive) as made:
+        assert {entry.date_time for entry in made.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+
+
 def test_an_unpacked_archive_packs_itself_to_the_same_bytes(archive, tmp_path):
     """Copied files get other times and modes; none of it may reach the archive. Run as a
     folder, with nothing installed, as from a plain checkout."""
