@@ -384,3 +384,10 @@ def test_verify_of_a_thread_asks_the_feed_for_one_post(client, portal):
     portal.reset_counters()
     client.verify(client.prepare("in the thread", thread_id=opening.thread_id))
     assert [(request.path, request.params.get("limit")) for request in portal.requests] == [("/api/v1/activity", "1")]
+
+
+@pytest.mark.parametrize("timeout", [0, -1, 601])
+def test_a_timeout_out_of_range_is_refused_saying_it_must_be_more_than_zero(timeout):
+    with pytest.raises(ValidationError) as caught:
+        Client("https://portal.test", timeout=timeout)
+    assert "more than 0 and at most 600" in str(caught.value)
