@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
@@ -36,13 +37,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "scripts" / "benchmarks_wiki"
 FLIPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
          ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+# Where a change is made (columns count UTF-8 bytes, as ast does), the text put there, what
+# kind of change it is, and the lines a tracer sees run when the changed code runs.
+Site = namedtuple("Site", "line column end_line end_column text kind runs_on")
 ORDER = ["test_errors.py", "test_render.py", "test_publishing.py", "test_client.py", "test_transport.py",
          "test_follow.py", "test_contract.py", "test_layout.py", "test_help.py", "test_fuzz.py"]
 
 
 def sites(path: Path) -> list:
-    """Every change that can be made in ``path``: (line, column, end line, end column, new text, kind,
-    the lines that run it)."""
+    """Every change that can be made in ``path``, as a Site."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
@@ -64,15 +67,15 @@ def sites(path: Path) -> list:
     statement_of = {id(child): node for node in ast.walk(tree) if isinstance(node, ast.stmt)
                     for child in ast.walk(node) if not isinstance(child, ast.stmt) or child is node}
     # The line a tracer sees run for a node is its own or its statement's first.
-    return [(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset, text, kind,
-             sorted({statement_of[id(n)].lineno, *range(n.lineno, n.end_lineno + 1)}))
+    return [Site(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset, text, kind,
+                 sorted({statement_of[id(n)].lineno, *range(n.lineno, n.end_lineno + 1)}))
             for n, text, kind in found]
 
 
-def mutated(source: str, site: tuple) -> str:
-    line, column, end_line, end_column, text, *_ = site
+def mutated(source: str, site: Site) -> str:
     lines = source.splitlines(keepends=True)
-    return source[:_offset(lines, line, column)] + text + source[_offset(lines, end_line, end_column):]
+    return (source[:_offset(lines, site.line, site.column)] + site.text
+            + source[_offset(lines, site.end_line, site.end_column):])
 
 
 def _offset(lines: list, line: int, column: int) -> int:
@@ -97,13 +100,15 @@ def line_map(work: Path) -> tuple:
     return found["lines"], found["unseen"]
 
 
-def rounds(path: Path, site: tuple, lines: dict, unseen: list) -> list:
-    """The runs of tests that can notice a change, in order; none when no test runs its line."""
+def rounds(path: Path, site: Site, lines: dict, unseen: list) -> list:
+    """The runs of tests that can notice a change, in order: the tests that run its line, then
+    those the map cannot see into; the whole suite for a line that runs at import."""
     relative = path.relative_to(ROOT).as_posix()
-    tests = sorted({test for line in site[6] for test in lines.get(f"{relative}:{line}", ())})
+    tests = sorted({test for line in site.runs_on for test in lines.get(f"{relative}:{line}", ())})
     if "" in tests:
         return [whole_suite()]
-    return [tests, unseen] if tests else [unseen]
+    # An empty list would make pytest run every test it finds.
+    return [run for run in (tests, unseen) if run]
 
 
 def run_one(site_of: tuple, work: Path, runs: list) -> tuple:
@@ -154,7 +159,7 @@ def main(argv=None) -> int:
             if not done.result()[0]:
                 path, site = runs[done]
                 survivors.append(runs[done])
-                print(f"survived: {path.relative_to(ROOT)}:{site[0]} {site[5]}: {site[4][:80]}", flush=True)
+                print(f"survived: {path.relative_to(ROOT)}:{site.line} {site.kind}: {site.text[:80]}", flush=True)
     shutil.rmtree(work, ignore_errors=True)
     killed = len(chosen) - len(survivors)
     print(f"{killed} of {len(chosen)} killed ({100 * killed / len(chosen):.1f}%), of {len(every)} possible; "
