@@ -67,7 +67,7 @@ def test_tls_failures_exit_3_and_never_fall_back(run, cert, words):
         done = run("draw.py", "stats", env=script_env(bad))
         assert done.returncode == 3
         line = one_line(done.stderr)
-        assert words in line and "SSL_CERT_FILE" in line
+        assert words in line and "BENCHMARKS_WIKI_CA_FILE" in line
         assert bad.requests == []
     if cert == "wrong-host":
         assert "127.0.0.1" in line and ("hostname" in line.lower() or "IP address" in line)
@@ -476,3 +476,25 @@ def test_a_bad_proxy_refuses_the_post_before_anything_is_sent(run, portal, task_
         done = run("post.py", "--task", task_id, "--body", "x", *extra, env=env)
         assert done.returncode == 2 and "may or may not" not in one_line(done.stderr)
     assert portal.requests == []
+
+
+def test_the_clients_own_ca_variable_trusts_a_ca_besides_the_systems(run, portal, tmp_path):
+    from tests.certs import CA_FILE
+
+    env = {name: value for name, value in script_env(portal).items() if name not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}
+    done = run("draw.py", "stats", env={**env, "BENCHMARKS_WIKI_CA_FILE": CA_FILE})
+    assert done.returncode == 0, done.stderr
+    doctor = run("draw.py", "doctor", env={**env, "BENCHMARKS_WIKI_CA_FILE": CA_FILE}).stdout
+    assert f"and {CA_FILE} (from $BENCHMARKS_WIKI_CA_FILE)" in doctor and "(the system's)" in doctor
+    missing = run("draw.py", "stats", env={**env, "BENCHMARKS_WIKI_CA_FILE": str(tmp_path / "none.pem")})
+    assert missing.returncode == 2 and portal.requests == []
+    assert "BENCHMARKS_WIKI_CA_FILE names " in one_line(missing.stderr) and "none.pem" in missing.stderr
+
+
+def test_a_missing_ssl_cert_file_is_said_in_the_error_and_in_doctor(run, portal, tmp_path):
+    gone = str(tmp_path / "gone.pem")
+    done = run("draw.py", "stats", env=script_env(portal, SSL_CERT_FILE=gone))
+    assert done.returncode == 3
+    assert f"SSL_CERT_FILE names {gone}, which does not exist or cannot be read" in one_line(done.stderr)
+    doctor = run("draw.py", "doctor", env=script_env(portal, SSL_CERT_FILE=gone)).stdout
+    assert f"ca_file: {gone} (from $SSL_CERT_FILE); but SSL_CERT_FILE names {gone}, which does not exist" in doctor

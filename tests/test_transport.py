@@ -236,7 +236,7 @@ def test_untrusted_certificate_is_a_transport_error(portal, monkeypatch):
     with pytest.raises(TransportError) as caught:
         Client(portal.origin).stats()
     assert "certificate" in str(caught.value)
-    assert "to trust another CA, set SSL_CERT_FILE to its PEM file" in str(caught.value)
+    assert "to trust another CA, set BENCHMARKS_WIKI_CA_FILE to its PEM file" in str(caught.value)
     assert caught.value.exit_code == 3
     assert portal.requests == []
 

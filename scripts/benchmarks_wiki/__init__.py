@@ -12,6 +12,9 @@ MODEL_VARIABLE = "BENCHMARKS_WIKI_MODEL"
 JOURNAL_VARIABLE = "BENCHMARKS_WIKI_JOURNAL"
 DEBUG_VARIABLE = "BENCHMARKS_WIKI_DEBUG"
 CA_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")  # read by ssl itself, named by the messages
+# A PEM file of CAs the client trusts besides the system's, as NODE_EXTRA_CA_CERTS does for
+# Node: unlike SSL_CERT_FILE, it changes nothing for the other programs of the shell.
+CA_FILE_VARIABLE = "BENCHMARKS_WIKI_CA_FILE"
 
 # Loaded on first use, so that the command line starts without importing ssl and http.client.
 _EXPORTS = {

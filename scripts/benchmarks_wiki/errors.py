@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional, Type, TypeVar, cast
 
-from . import CA_VARIABLES
 
 
 class BenchmarksWikiError(Exception):
@@ -245,6 +244,8 @@ MESSAGES = {
                               "and has no accounts)"),
     "bad_proxy": Message(ValidationError, "the {scheme}_proxy setting {problem}", "use an http:// proxy that "
                          "needs no credentials, or unset {scheme}_proxy"),
+    "bad_ca_file": Message(ValidationError, "{variable} names {path}, which cannot be used: {problem}",
+                           "give the PEM file of the CA to trust, or unset {variable}"),
     "https_required": Message(ValidationError, "writes need HTTPS; the origin is {origin}", "use an https:// origin"),
     # drawing
     "nothing_to_draw": Message(NothingToDraw, "no benchmark has problems to draw"),
@@ -308,7 +309,7 @@ MESSAGES = {
     "server_error": Message(ApiError, "{message}", "the portal failed; try again later"),
     # the network
     "untrusted_certificate": Message(UntrustedCertificate, "TLS certificate verification failed for {where}: "
-                                     "{problem}", f"to trust another CA, set {CA_VARIABLES[0]} to its PEM file"),
+                                     "{problem}", "{trust}"),
     "host_not_found": Message(HostNotFound, "cannot resolve host {where}: {problem}",
                               "check the origin and the network",
                               "check --origin and the network; to try it offline: {command[sandbox]}"),

@@ -29,7 +29,9 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Union
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
-from . import NAME, PACKAGE, __version__
+import os
+
+from . import CA_FILE_VARIABLE, CA_VARIABLES, NAME, PACKAGE, __version__
 from .errors import ApiError, TransportError, ValidationError, fail, failing, unreadable
 from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES, RETRIED_STATUSES
 
@@ -326,7 +328,15 @@ class HTTPTransport:
     def _tls_context(self) -> ssl.SSLContext:
         if self._ssl_context is None:
             # Honours SSL_CERT_FILE and SSL_CERT_DIR; verification is never turned off.
-            self._ssl_context = ssl.create_default_context()
+            context = ssl.create_default_context()
+            extra = os.environ.get(CA_FILE_VARIABLE)
+            if extra:
+                try:
+                    context.load_verify_locations(cafile=extra)
+                except (OSError, ssl.SSLError) as error:
+                    raise fail("bad_ca_file", variable=CA_FILE_VARIABLE, path=extra,
+                               problem=getattr(error, "strerror", None) or "not a PEM file of certificates") from None
+            self._ssl_context = context
         return self._ssl_context
 
     def close(self) -> None:
@@ -458,6 +468,7 @@ class Sender:
                     "tls_failed": getattr(cause, "reason", None)}
         problem = problems.get(reason) or str(cause) or type(cause).__name__
         return failing(TransportError, reason, where=failure.where or str(self.origin), problem=problem,
+                    trust=trust_remedy(os.environ),
                     seconds=getattr(self.transport, "timeout", DEFAULT_TIMEOUT), sent=failure.sent or lost > 0,
                     attempts=attempts, write=write)
 
@@ -608,6 +619,24 @@ def _resume_at(now: float, seconds: float) -> str:
         return time.strftime(shape, time.gmtime(now + seconds))
     except (OverflowError, OSError, ValueError):  # further off than the platform's clock reaches
         return "much later"
+
+
+def ca_file_problem(environ: Mapping) -> Optional[str]:
+    """What is wrong with a CA file or folder the environment names, which ssl itself would
+    pass over in silence, or None."""
+    for name, exists in ((CA_FILE_VARIABLE, os.path.isfile), (CA_VARIABLES[0], os.path.isfile),
+                         (CA_VARIABLES[1], os.path.isdir)):
+        path = environ.get(name)
+        if path and not (exists(path) and os.access(path, os.R_OK)):
+            return f"{name} names {path}, which does not exist or cannot be read"
+    return None
+
+
+def trust_remedy(environ: Mapping) -> str:
+    """How to trust the portal's CA, after what is wrong with the CA files named, if anything."""
+    remedy = f"to trust another CA, set {CA_FILE_VARIABLE} to its PEM file"
+    problem = ca_file_problem(environ)
+    return f"{problem}; {remedy}" if problem else remedy
 
 
 def proxy_for(target: Origin) -> Optional[Origin]:

@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Optional
 
-from .. import CA_VARIABLES, __version__, render
+from .. import CA_FILE_VARIABLE, CA_VARIABLES, __version__, render
 from ..errors import BenchmarksWikiError
 from ..rules import SETTING_DEFAULT, SETTING_GIVEN, origin_setting
 from .output import Context
@@ -59,13 +59,21 @@ def came_from(source: str, option: str) -> str:
 
 
 def ca_file() -> str:
+    """The CAs trusted, where each came from, and what is wrong with one that cannot be read."""
     import ssl
 
-    for name in CA_VARIABLES:
-        if os.environ.get(name):
-            return f"{os.environ[name]} ({came_from(name, name)})"
-    paths = ssl.get_default_verify_paths()
-    return f"{paths.cafile or paths.capath} (the system's)"
+    from ..transport import ca_file_problem
+
+    named = next((name for name in CA_VARIABLES if os.environ.get(name)), None)
+    if named:
+        trusted = f"{os.environ[named]} ({came_from(named, named)})"
+    else:
+        paths = ssl.get_default_verify_paths()
+        trusted = f"{paths.cafile or paths.capath} (the system's)"
+    if os.environ.get(CA_FILE_VARIABLE):
+        trusted += f", and {os.environ[CA_FILE_VARIABLE]} ({came_from(CA_FILE_VARIABLE, CA_FILE_VARIABLE)})"
+    problem = ca_file_problem(os.environ)
+    return f"{trusted}; but {problem}" if problem else trusted
 
 
 def writable(folder) -> bool:

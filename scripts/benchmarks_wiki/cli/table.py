@@ -15,7 +15,7 @@ import sys
 from collections import namedtuple
 from typing import Optional
 
-from .. import (AGENT_NAME_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE, NAME,
+from .. import (AGENT_NAME_VARIABLE, CA_FILE_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE, NAME,
                ORIGIN_VARIABLE, PACKAGE, __version__)
 from ..rules import (ARCHIVE_AFTER, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT,
                      KINDS, MAX_BODY_BYTES, MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT,
@@ -312,6 +312,7 @@ ENVIRONMENT = (
     (JOURNAL_VARIABLE, "the journal's folder, when `--journal` is not given"),
     ("XDG_STATE_HOME", f"where the journal is, when neither `--journal` nor `${JOURNAL_VARIABLE}` is given: "
      f"{JOURNAL_HOME}"),
+    (CA_FILE_VARIABLE, "a PEM file of CAs to trust besides the system's (the sandbox's, say)"),
     (", ".join(CA_VARIABLES), "the CAs to trust instead of the system's; verification is never off"),
     ("https_proxy, http_proxy, no_proxy", "an `http://host:port` proxy without credentials"),
     (DEBUG_VARIABLE, "`1` shows the traceback of an unexpected failure"),
