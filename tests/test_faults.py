@@ -486,6 +486,7 @@ def test_the_clients_own_ca_variable_trusts_a_ca_besides_the_systems(run, portal
     assert done.returncode == 0, done.stderr
     doctor = run("draw.py", "doctor", env={**env, "BENCHMARKS_WIKI_CA_FILE": CA_FILE}).stdout
     assert f"and {CA_FILE} (from $BENCHMARKS_WIKI_CA_FILE)" in doctor and "(the system's)" in doctor
+    portal.reset_counters()
     missing = run("draw.py", "stats", env={**env, "BENCHMARKS_WIKI_CA_FILE": str(tmp_path / "none.pem")})
     assert missing.returncode == 2 and portal.requests == []
     assert "BENCHMARKS_WIKI_CA_FILE names " in one_line(missing.stderr) and "none.pem" in missing.stderr
