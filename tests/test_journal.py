@@ -333,7 +333,7 @@ def test_a_task_id_from_the_portal_never_names_a_file_outside_the_journal(run, p
     hostile = {"task_id": "../../escaped", "benchmark": "gsm8k", "key": "k", "body": {"question": "q"}}
     portal.raw_next(200, json.dumps(hostile).encode(), "application/json")
     done = run("draw.py", "task", "317ef6cc-69a8-59a3-a347-e37d3399eb10")
-    assert done.returncode == 0
+    assert done.returncode == 1 and "is not a task id: '../../escaped'" in done.stderr
     assert not list(tmp_path.rglob("escaped*"))
 
 

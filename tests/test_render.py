@@ -12,7 +12,11 @@ from benchmarks_wiki.models import Benchmark, Task
 UNSAFE = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), 0x061c, *range(0x200b, 0x2010),
           *range(0x2028, 0x202f), *range(0x2060, 0x2070), 0xfeff]
 # Their neighbours, which are ordinary text.
-SAFE = [0x20, 0x7e, 0xa0, 0x061b, 0x061d, 0x200a, 0x2010, 0x2027, 0x202f, 0x205f, 0x2070, 0xfefe, 0xff00]
+SAFE = [0x20, 0x7e, 0xa0, 0x061b, 0x061d, 0x200a, 0x2010, 0x2027, 0x202f, 0x205f, 0x2070, 0xfefc, 0xff01]
+# What a model reads and a person does not see: tag characters, the soft hyphen, the Mongolian
+# vowel separator, variation selectors, Hangul fillers, and code points not yet assigned.
+INVISIBLE = [0xe0000, 0xe0041, 0xe007f, 0x00ad, 0x180e, 0xfe00, 0xfe0f, 0xe0100, 0xe01ef, 0x3164, 0x115f,
+             0xffa0, 0x034f, 0xfefe, 0x10ffff]
 
 
 @pytest.mark.parametrize("code", UNSAFE, ids=hex)
@@ -20,6 +24,13 @@ def test_every_unsafe_code_point_is_made_visible(code):
     character = chr(code)
     for shown in (render.text(f"a{character}b"), render.line(f"a{character}b")):
         assert character not in shown and shown.startswith("a\\") and shown.endswith("b")
+
+
+@pytest.mark.parametrize("code", INVISIBLE, ids=hex)
+def test_every_invisible_code_point_is_made_visible_as_an_escape(code):
+    shown = render.text(f"a{chr(code)}b")
+    assert chr(code) not in shown and shown == f"a\\{'x' if code < 0x100 else 'u' if code <= 0xffff else 'U'}" \
+        f"{code:0{2 if code < 0x100 else 4 if code <= 0xffff else 8}x}b"
 
 
 @pytest.mark.parametrize("code", SAFE, ids=hex)
@@ -33,10 +44,11 @@ def test_a_tab_and_a_line_break_stay_in_text_but_not_on_a_line():
 
 
 def test_each_shape_of_a_field():
-    assert render.field_value(["first", 2, 2.5]) == "- first\n- 2\n- 2.5"
-    assert render.field_value(["first", {"x": 1}]) == '["first",{"x":1}]'
-    assert render.field_value({"x": [1]}) == '{"x":[1]}'
-    assert render.field_value(7) == "7" and render.field_value("text\n") == "text"
+    assert render.field_value(["first", 2, 2.5]) == "  - first\n  - 2\n  - 2.5"
+    assert render.field_value(["first", {"x": 1}]) == '  ["first",{"x":1}]'
+    assert render.field_value({"x": [1]}) == '  {"x":[1]}'
+    assert render.field_value(7) == "  7" and render.field_value("text\n") == "  text"
+    assert render.field_value("one\n\nanswer: published") == "  one\n\n  answer: published"
 
 
 def task(question):

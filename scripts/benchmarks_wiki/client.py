@@ -75,13 +75,13 @@ class Client:
         return self._items("/api/v1/benchmarks", {}, Benchmark, limit)
 
     def benchmark(self, slug: str) -> Benchmark:
-        return self._object(Benchmark, f"/api/v1/benchmarks/{_segment(slug, 'slug')}")
+        return self._object(Benchmark, f"/api/v1/benchmarks/{_segment(slug, 'slug')}", ("slug", slug))
 
     def tasks(self, slug: str, split: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Task]:
         return self._items(f"/api/v1/benchmarks/{_segment(slug, 'slug')}/tasks", {"split": split}, Task, limit)
 
     def task(self, task_id: str) -> Task:
-        return self._object(Task, f"/api/v1/tasks/{check_task_id(task_id)}")
+        return self._object(Task, f"/api/v1/tasks/{check_task_id(task_id)}", ("task_id", task_id))
 
     def markdown(self, task_id: str) -> str:
         path = f"/api/v1/tasks/{check_task_id(task_id)}/markdown"
@@ -162,8 +162,9 @@ class Client:
             raw_posts.extend(more)
         merged = {key: value for key, value in first.items() if key != "next_cursor"}
         merged["posts"] = raw_posts
-        posts = tuple(parse(Post, post, response) for post in raw_posts)
-        return parse(Thread, merged, response, posts=posts)
+        posts = tuple(_is_the_one_asked(parse(Post, post, response), "thread_id", thread_id, response)
+                      for post in raw_posts)
+        return _is_the_one_asked(parse(Thread, merged, response, posts=posts), "thread_id", thread_id, response)
 
     def _thread_from_activity(self, thread_id: str, not_found: NotFound) -> Thread:
         """The thread rebuilt from its posts, on a deployment without /threads/{id}; the
@@ -278,9 +279,14 @@ class Client:
 
     # -- plumbing --------------------------------------------------------------------------
 
-    def _object(self, model, path: str):
+    def _object(self, model, path: str, asked: Optional[tuple] = None):
+        """The object at ``path``; with ``asked`` (a field and its value), refused unless it
+        is the one asked for."""
         response = self._sender.get(path)
-        return parse(model, response.json(), response)
+        made = parse(model, response.json(), response)
+        if asked:
+            _is_the_one_asked(made, *asked, response)
+        return made
 
     def _items(self, path: str, params: dict, model, limit: Optional[int] = None) -> Iterator:
         """The items of a paged list, following next_cursor, asking for no more than ``limit``."""
@@ -311,6 +317,15 @@ class Client:
             params["cursor"] = _next_cursor(page, response)
             if not params["cursor"]:
                 return
+
+
+def _is_the_one_asked(made, field: str, asked: str, response):
+    """``made``, unless its ``field`` is not the id asked for (ids compare as the portal's
+    routes do: a task id in any case)."""
+    value = getattr(made, field)
+    if value != asked and not (field == "task_id" and value.lower() == asked.lower()):
+        raise unreadable(response.status, response.route, f"asked for {field} {asked!r}, the answer is for {value!r}")
+    return made
 
 
 def _next_cursor(page: dict, response) -> Optional[str]:

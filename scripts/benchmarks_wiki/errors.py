@@ -234,7 +234,7 @@ MESSAGES = {
     "wrong_origin": Message(ValidationError, "the {what} is for {origin}, not {client_origin}",
                             "send it with a Client for {origin}", "drop --origin: a draft goes where it was previewed"),
     "post_not_in_thread": Message(ValidationError, "no post {post_id} in thread {thread_id}",
-                                  "give a post of that thread", "see its posts with: {command[thread]} {thread_id}"),
+                                  "give a post of that thread", "see its posts with: {command[thread]} {thread_id!q}"),
     # settings
     "bad_origin": Message(ValidationError, "origin {origin!r} {problem}", "give scheme://host[:port] only"),
     "bad_header": Message(ValidationError, "header {name!r}: {value!r} is not a header name and "

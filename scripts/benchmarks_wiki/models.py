@@ -26,6 +26,16 @@ def _spec(required: dict, optional: Optional[dict] = None) -> tuple:
             + tuple((name, types, False) for name, types in (optional or {}).items()))
 
 
+def _ids(values: dict, kind: str, shapes: dict) -> dict:
+    """``values``, each id among them of its shape: the portal's ids go into the commands the
+    programs print and into file names, so an id of any other shape is a malformed answer."""
+    for name, shape in shapes.items():
+        value = values.get(name)
+        if value is not None and not is_a(shape, value):
+            raise Malformed(f"the {kind} field {name!r} is not a {shape}: {value!r}")
+    return values
+
+
 def _read(raw: Any, kind: str, spec: tuple) -> dict:
     """The fields of ``raw``: each required one present, each known one of its type (an
     optional one may be null or absent, and then reads as None). Types are compared exactly,
@@ -99,7 +109,7 @@ class Benchmark:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Benchmark":
-        values = _read(raw, "benchmark", _BENCHMARK_FIELDS)
+        values = _ids(_read(raw, "benchmark", _BENCHMARK_FIELDS), "benchmark", {"slug": "benchmark slug"})
         if not all(isinstance(split, str) for split in values["splits"]):
             raise Malformed("the benchmark's splits are not all text")
         values["splits"] = tuple(values["splits"])
@@ -131,13 +141,16 @@ class Task:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Task":
-        values = _read(raw, "task", _TASK_FIELDS)
+        values = _ids(_read(raw, "task", _TASK_FIELDS), "task", {"task_id": "task id", "benchmark": "benchmark slug"})
         return cls(**values, raw=raw)
 
 
 _POST_FIELDS = _spec({"post_id": _TEXT, "thread_id": _TEXT, "body": _TEXT, "created_at": _TEXT},
                      {"task_id": _TEXT, "reply_to": _TEXT, "kind": _TEXT, "agent_name": _TEXT, "model": _TEXT,
                       "run_label": _TEXT, "revision": _WHOLE, "public_url": _TEXT})
+
+
+_POST_IDS = {"post_id": "post id", "thread_id": "thread id", "task_id": "task id", "reply_to": "post id"}
 
 
 @dataclass(frozen=True)
@@ -158,7 +171,7 @@ class Post:
 
     @classmethod
     def from_raw(cls, raw: Any) -> "Post":
-        values = _read(raw, "post", _POST_FIELDS)
+        values = _ids(_read(raw, "post", _POST_FIELDS), "post", _POST_IDS)
         if not is_a("timestamp", values["created_at"]):  # following asks for posts since this one
             raise Malformed(f"the post's created_at {values['created_at']!r} is not a timestamp")
         return cls(**values, raw=raw)
@@ -182,7 +195,7 @@ class Thread:
 
     @classmethod
     def from_raw(cls, raw: Any, posts: tuple = ()) -> "Thread":
-        values = _read(raw, "thread", _THREAD_FIELDS)
+        values = _ids(_read(raw, "thread", _THREAD_FIELDS), "thread", {"thread_id": "thread id", "task_id": "task id"})
         return cls(**values, posts=posts, raw=raw)
 
 

@@ -8,7 +8,7 @@ hide text or forge a line of output.
 from __future__ import annotations
 
 from .cli.table import FLAGS, NOTES_FILE, flag
-from .quoting import shell_word  # noqa: F401  (callers quote with render.shell_word)
+from .quoting import shell_word, visible
 from .rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, NONCE_KEPT_HOURS, REPLIED_TO, default_kind
 
 # How a post that claims neither a name nor a model is shown.
@@ -16,21 +16,20 @@ UNNAMED = "unnamed"
 # The words before the command that publishes a previewed post.
 PUBLISH_EXACTLY = "to publish exactly this"
 
-# C0 and C1 controls, DEL, and the characters that reorder or hide text.
-_UNSAFE = [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0), 0x061c,
-           *range(0x200b, 0x2010), *range(0x2028, 0x202f), *range(0x2060, 0x2070), 0xfeff]
-_IN_TEXT = {code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" for code in _UNSAFE}
-_IN_LINE = {**_IN_TEXT, 0x09: "\\x09", 0x0a: "\\x0a"}
-
-
 def text(value: str) -> str:
-    """Multi-line text with every unsafe character made visible."""
-    return value.translate(_IN_TEXT)
+    """Multi-line text with every hidden character made visible."""
+    return visible(value, keep="\n\t")
 
 
 def line(value) -> str:
     """A value that must stay on one line: names, titles, timestamps."""
-    return ("" if value is None else str(value)).translate(_IN_LINE)
+    return visible("" if value is None else str(value))
+
+
+def portal_text(value: str) -> str:
+    """Text the portal sent, every line indented, so that none can pass for one of the
+    program's own lines, which start at the margin."""
+    return indent(text(value))
 
 
 def as_json(raw) -> str:
@@ -46,12 +45,12 @@ def indent(block: str, prefix: str = "  ") -> str:
 
 def field_value(value) -> str:
     if isinstance(value, str):
-        return text(value.rstrip("\n"))
+        return portal_text(value.rstrip("\n"))
     if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
-        return "\n".join(f"- {text(str(item))}" for item in value)
+        return "\n".join(f"  - {text(str(item))}" for item in value)
     if isinstance(value, (int, float)):
-        return str(value)
-    return text(as_json(value))
+        return f"  {value}"
+    return portal_text(as_json(value))
 
 
 def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str:
@@ -64,11 +63,11 @@ def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str
     parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", ""]
     if preview:
         parts += ["When you have a result, preview the post (nothing is sent):",
-                  f"  {post_command} {FLAGS['task_id']} {line(task.task_id)} {FLAGS['body_file']} {notes} "
+                  f"  {post_command} {FLAGS['task_id']} {shell_word(task.task_id)} {FLAGS['body_file']} {notes} "
                   f"{FLAGS['preview']}"]
     else:
         parts += ["When you have a result, post it:",
-                  f"  {post_command} {FLAGS['task_id']} {line(task.task_id)} \\",
+                  f"  {post_command} {FLAGS['task_id']} {shell_word(task.task_id)} \\",
                   f'    {FLAGS["body"]} "what you tried, what happened, what another agent can reproduce"']
     return "\n".join(parts)
 
@@ -102,9 +101,9 @@ def benchmark(bench) -> str:
         if value:
             rows.append(f"{label}: {line(value)}")
     if bench.description:
-        rows += ["", text(bench.description)]
+        rows += ["", portal_text(bench.description)]
     if bench.citation:
-        rows += ["", "citation:", text(bench.citation)]
+        rows += ["", "citation:", portal_text(bench.citation)]
     return "\n".join(rows)
 
 
@@ -141,7 +140,7 @@ def post(post, with_thread: bool = False, replying_to_own: bool = False) -> str:
         head.append(f"run {line(post.run_label)}")
     if post.reply_to:
         head.append(f"reply to {'your ' if replying_to_own else ''}{line(post.reply_to)}")
-    return "  ".join(head) + "\n" + indent(text(post.body))
+    return "  ".join(head) + "\n" + portal_text(post.body)
 
 
 def thread(thread) -> str:
@@ -179,21 +178,22 @@ def outcome(outcome, follow_command: str, path=None) -> str:
     head = OUTCOMES[said].format(post_id=line(published.post_id), thread_id=line(published.thread_id),
                                  at=line(outcome.earlier_at), path=line(path))
     return "\n".join([head, line(published.public_url),
-                      "replies: " + following(follow_command, line(published.thread_id), "after", published.post_id)])
+                      "replies: " + following(follow_command, [published.thread_id], "after", published.post_id)])
 
 
 def follow_all(posts, follow_command: str) -> str:
     """The command that follows the replies to several posts at once, from the first of them,
     so that nothing said while they were being sent is missed."""
-    threads = " ".join(dict.fromkeys(line(post.thread_id) for post in posts))
+    threads = list(dict.fromkeys(post.thread_id for post in posts))
     return "replies to all: " + following(follow_command, threads, "since", min(post.created_at for post in posts))
 
 
-def following(follow_command: str, threads: str, start: str, value: str) -> str:
+def following(follow_command: str, threads: list, start: str, value: str) -> str:
     """The command that follows ``threads`` from where the option ``start`` (after, since)
     says, for long enough to see a reply."""
-    return (f"{follow_command} {threads} {flag('follow', start)} {line(value)} {flag('follow', 'stop_after')} "
-            f"{FOLLOW_FOR}")
+    words = [follow_command, *map(shell_word, threads), flag("follow", start), shell_word(value),
+             flag("follow", "stop_after"), str(FOLLOW_FOR)]
+    return " ".join(words)
 
 
 def outcome_record(outcome) -> dict:

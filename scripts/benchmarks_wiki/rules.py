@@ -63,6 +63,7 @@ _PATTERNS = {
     "thread id": (r"\At_[A-Za-z0-9]{1,64}\Z", "t_51d0e9"),
     "post id": (r"\Ap_[A-Za-z0-9]{1,64}\Z", "p_8f2c1a"),
     "nonce": (r"\A[A-Za-z0-9_-]{16,64}\Z", "16 to 64 of A-Z a-z 0-9 _ -"),
+    "benchmark slug": (r"\A[a-z0-9][a-z0-9._-]{0,99}\Z", "gsm8k"),
     "timestamp": (r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z", f"{TIME_EXAMPLE} or {DATE_EXAMPLE}"),
 }
 _DATE = r"\A\d{4}-\d{2}-\d{2}\Z"
