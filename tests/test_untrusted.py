@@ -166,3 +166,59 @@ def run_in(view, *argv, transport, cwd):
         return run(view, *argv, "--origin", "https://portal.test", transport=transport)
     finally:
         os.chdir(where)
+
+
+@pytest.mark.parametrize("address", ["http://alice:pa#ss@127.0.0.1:3128", "http://alice:pa/ss@127.0.0.1:3128",
+                                     "http://alice:secret@127.0.0.1:99999", "alice:secret@proxy.test:3128"])
+def test_a_proxys_credentials_are_never_printed(run, portal, address):
+    from tests.conftest import script_env
+
+    for program, argv in (("draw.py", ["stats"]), ("draw.py", ["doctor"])):
+        done = run(program, *argv, env=script_env(portal, https_proxy=address))
+        assert "alice" not in done.stdout + done.stderr and "secret" not in done.stdout + done.stderr
+        assert "pa#ss" not in done.stderr and "holds credentials" in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("location", ["#x", "/elsewhere", "https://other.test/api/v1/publish?x=1"])
+def test_a_refused_redirect_of_a_publish_never_shows_its_nonce(location, tmp_path):
+    transport = MockTransport(lambda request: Response(302, b"", {"Location": location}))
+    code, out, err = run_in("post", "--task", TASK, "--body", "x", "--nonce", "N" * 24, transport=transport,
+                            cwd=tmp_path)
+    assert code == 2 and "refused a redirect of a publish" in err
+    assert "NNNNNNNNNNNNNNNNNNNNNNNN" not in err.split(";")[0] and "body=" not in err.split(";")[0]
+
+
+def test_verbose_escapes_the_portals_reason_phrase(portal, tmp_path):
+    calls = []
+
+    def busy(request):
+        calls.append(request)
+        if len(calls) == 1:
+            return Response(503, b"", {}, reason="Busy\x1b]0;pwned\x07\x1b[2J")
+        return Response(200, json.dumps({"problems": 1, "benchmarks": 1, "benchmarks_with_problems": 1,
+                                         "posts": 0}).encode())
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli.main(["stats", "--verbose", "--origin", "https://portal.test"], view="draw",
+                        client_options={"transport": MockTransport(busy), "sleep": lambda seconds: None})
+    assert code == 0 and "\x1b" not in err.getvalue() and "\\x1b]0;pwned\\x07" in err.getvalue()
+
+
+def test_a_drafts_lock_is_private_and_never_follows_a_link(tmp_path):
+    import os
+    import stat
+
+    from benchmarks_wiki.errors import JournalError
+    from benchmarks_wiki.files import LOCK, beside, locked
+
+    draft = tmp_path / "d.json"
+    with locked(draft):
+        pass
+    assert stat.S_IMODE(os.stat(beside(draft, LOCK)).st_mode) == 0o600
+    planted = tmp_path / "e.json"
+    os.symlink(tmp_path / "elsewhere", beside(planted, LOCK))
+    with pytest.raises(JournalError, match="cannot lock"):
+        with locked(planted):
+            pass
+    assert not (tmp_path / "elsewhere").exists()

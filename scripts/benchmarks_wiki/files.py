@@ -115,7 +115,9 @@ def locked(draft: Path, wait: float = LOCK_WAIT, sleep: Callable[[float], None] 
     """Hold the draft's lock, so that two processes never send it at the same moment; give
     up after ``wait`` seconds rather than wait for ever on a run that never lets go."""
     try:
-        handle = open(beside(draft, LOCK), "a+b")
+        # Never through a link another user left in its place, and readable by no one else.
+        handle = os.fdopen(os.open(beside(draft, LOCK), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600),
+                           "r+b")
     except OSError as error:
         raise fail("cannot_lock", path=draft, problem=error.strerror or error) from None
     take, release = _platform_lock()

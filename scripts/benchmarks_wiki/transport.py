@@ -576,10 +576,13 @@ def _redirect_target(response: Response, write: bool) -> str:
     except (ValueError, ValidationError):
         raise unreadable(response.status, response.route, f"a redirect to a malformed location {location!r}",
                          write) from None
+    # A publish's URL holds its nonce, which anyone holding it could send first: only its
+    # origin and path are said.
+    shown = "{0}://{1}{2}".format(*urlsplit(target)) if write else target
     if urlsplit(response.url).scheme == "https" and urlsplit(target).scheme != "https":
-        raise fail("redirect_to_http", url=target, write=write)
+        raise fail("redirect_to_http", url=shown, write=write)
     if write:
-        raise fail("redirect_of_publish", url=target, write=write)
+        raise fail("redirect_of_publish", url=shown, write=write)
     return target
 
 
@@ -652,13 +655,17 @@ def proxy_for(target: Origin) -> Optional[Origin]:
         return None
     if "://" not in address:
         address = f"http://{address}"
+    # Before anything else, and never shown: a password may hold a # or a / that would make
+    # the rest of the address parse as something else.
+    if "@" in address:
+        shown = address.split("://", 1)[0] + "://" + address.rpartition("@")[2]
+        raise fail("bad_proxy", scheme=target.scheme, problem=f"{shown!r} holds credentials, which the client never "
+                   "sends")
     try:
         parts = urlsplit(address)
         port = parts.port
     except ValueError:
         raise fail("bad_proxy", scheme=target.scheme, problem=f"{address!r} has a bad port") from None
-    if parts.username is not None or parts.password is not None:
-        raise fail("bad_proxy", scheme=target.scheme, problem="holds credentials, which the client never sends")
     if parts.scheme != "http" or not parts.hostname:
         raise fail("bad_proxy", scheme=target.scheme, problem=f"{address!r} is not an http:// proxy")
     return Origin("http", parts.hostname, port or 80)

@@ -98,8 +98,12 @@ class Context:
         """Have the library's log of retries said on stderr, each on one line."""
         import logging
 
+        class OneSafeLine(logging.Formatter):
+            def format(self, record) -> str:  # the portal's reason phrase is in the message
+                return render.line(super().format(record))
+
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter(f"{self.view.prog}: %(message)s"))
+        handler.setFormatter(OneSafeLine(f"{self.view.prog}: %(message)s"))
         logger = logging.getLogger(PACKAGE)
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
