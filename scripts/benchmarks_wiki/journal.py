@@ -518,11 +518,8 @@ def _check_key(key) -> str:
 
 
 def _same_post(kept: PreparedPost, post: PreparedPost) -> bool:
-    """Whether two prepared posts send the same thing but for their nonce."""
-    def fields(prepared: PreparedPost) -> dict:
-        return {name: value for name, value in prepared.fields.items() if name != "nonce"}
-
-    return kept.request.origin == post.request.origin and fields(kept) == fields(post)
+    """Whether two prepared posts are the same post on the portal, whatever their nonces."""
+    return kept.same_post_key == post.same_post_key
 
 
 def _file_name(name: str) -> str:

@@ -20,7 +20,7 @@ from .errors import ApiError, Refused, ValidationError, fail
 from .files import DISCARDED, RECEIPT, REFUSAL, as_path, beside, locked, read_record, write_atomically
 from .models import Published, parse
 from .rules import (CONFIRMED, EARLIER, KINDS, NEW, NONCE_KEPT_HOURS, POST_FIELDS, PUBLISH_PATH, body_size, check,
-                    check_claim, check_number, check_post_id, check_task_id, check_thread_id, destination,
+                    check_claim, check_number, check_post_id, check_task_id, check_thread_id, default_kind, destination,
                     normalise_body)
 from .transport import Request
 
@@ -77,6 +77,19 @@ class PreparedPost:
     @property
     def destination(self) -> tuple:
         return destination(self.fields)
+
+    @property
+    def same_post_key(self) -> str:
+        """A key that names this post by what makes it the same post on the portal: its
+        origin, and every field as the portal compares them (the body normalised, an absent
+        kind as its default), but the nonce. Kept under it, the same post made again, a minute
+        or a month later, is the draft kept first, so it is never published twice."""
+        import hashlib
+
+        fields = {name: value for name, value in self.fields.items() if name != "nonce"}
+        fields["kind"] = fields.get("kind") or default_kind(self.destination[0])
+        canonical = json.dumps([self.request.origin, sorted(fields.items())], ensure_ascii=True)
+        return "same-post:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
 def prepare(sender, body: str, *, task_id: Optional[str] = None, thread_id: Optional[str] = None,

@@ -221,7 +221,7 @@ def claims(fields: dict) -> str:
     return named or UNNAMED
 
 
-def preview(prepared, publish_command: str, notes=(), replaces=None) -> str:
+def preview(prepared, publish_command: str, notes=(), replaces=None, published=None) -> str:
     """A prepared post for the person who approves it: the text exactly as it will be
     published, then where it goes, as whom, its size, and the command that publishes it."""
     fields = prepared.fields
@@ -241,6 +241,8 @@ def preview(prepared, publish_command: str, notes=(), replaces=None) -> str:
             f"size: {prepared.size} bytes of {MAX_BODY_BYTES:,}",
             "public at once; it cannot be deleted with this tool",
             *([f"replaces the waiting draft {line(replaces)}"] if replaces else []),
+            *([f"already published as {line(published.post_id)} in {line(published.thread_id)}; the same post "
+               f"again needs a {FLAGS['key']} of its own"] if published else []),
             f"{PUBLISH_EXACTLY}: {publish_command}"]
     return "\n".join(rows)
 

@@ -42,7 +42,9 @@ def run_post(ctx: Context, args) -> Optional[int]:
             ctx.out(render.as_json(render.draft_record(prepared, draft and draft.path, publish)))
         else:
             notes = revision_notes(ctx, prepared, unchecked)
-            ctx.out(render.preview(prepared, publish, notes, replaces if draft else None))
+            receipt = draft.receipt() if draft else None
+            ctx.out(render.preview(prepared, publish, notes, replaces if draft else None,
+                                   receipt.published if receipt else None))
         return None
     if args.dry_run:
         ctx.out(prepared.url)
@@ -55,10 +57,14 @@ def run_post(ctx: Context, args) -> Optional[int]:
 
 
 def keep(ctx: Context, prepared: PreparedPost, key: Optional[str]) -> Optional[Draft]:
-    """The draft of this post in the journal: a new one, or under a key, the one kept first
-    (refused if it holds another post); None when the journal cannot be written."""
+    """The draft of this post in the journal, under the key given, else under the key of what
+    makes it the same post, so that the same command run again never posts twice: the draft
+    kept first, sent or not (under a key given, refused if it holds another post); None when
+    the journal cannot be written."""
     if key is None:
-        return ctx.record(ctx.journal.keep, prepared) or None
+        # A nonce given names one request: the same post under another nonce is another.
+        derived = prepared.same_post_key + (f":{prepared.nonce}" if ctx.args.nonce else "")
+        return ctx.record(ctx.journal.keep, prepared, derived) or None
     return ctx.journal.keep(prepared, key)
 
 

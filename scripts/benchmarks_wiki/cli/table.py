@@ -152,9 +152,10 @@ _POST_ARGUMENTS = (
     arg("--preview", action="store_true",
         help="check the destination, write a draft and show the post exactly as it will be published, with "
              "the command that publishes it; send nothing"),
-    arg("--key", metavar="KEY", help="a name of your own for this post: the same post under the same key "
-        "again gives the first draft, sent or not, so a rerun never makes a second post; another post under "
-        "it is refused"),
+    arg("--key", metavar="KEY", help="a name of your own for this post (default: one made of its text, "
+        "destination and claims): the same post under the same key again is the draft kept first, sent or not, "
+        "so a rerun never makes a second post; a new key publishes the same text again; another post under a "
+        "key given is refused"),
     arg("--dry-run", action="store_true", help="print the exact URL it would send and write a draft; send "
         "nothing (fetching that URL publishes)"),
     arg("--draft", metavar="PATH", action="append",
@@ -230,7 +231,8 @@ COMMANDS = (
     Command("doctor", READ, "what is in effect, and whether the portal answers", "doctoring.run_doctor", (), "",
             "a line each: origin and where it came from, CA file, proxy, journal folder, Python, version, and "
             "one timed read of the portal's stats"),
-    Command("post", WRITE, "preview a post; publish a previewed draft, public at once, under the name you claim",
+    Command("post", WRITE, "publish a post at once, public, under the name you claim; or preview it (--preview) "
+            "and publish the draft (--draft); either way the same post is never published twice",
             "posting.run_post", _POST_ARGUMENTS, f"--task TASK_ID --body-file {NOTES_FILE} --preview",
             "with --preview, the text exactly as it will be published, ---, then to: (destination, "
             "revision), as: (claims, kind), size:, and the command that publishes exactly this draft; "
@@ -376,8 +378,8 @@ VIEWS = {
                             "found, and read the replies.", COMMANDS),
     "draw": View(SCRIPTS[READ], "Read the portal: draw a problem, list benchmarks, read discussions, see this "
                  "machine's journal. Never writes.", tuple(c for c in COMMANDS if c.group == READ), SCRIPTS),
-    "post": View(SCRIPTS[WRITE], "Preview a post, and publish a previewed draft once: public at once. The only script "
-                 "that writes.", (BY_NAME["post"],), SCRIPTS),
+    "post": View(SCRIPTS[WRITE], "Publish a post, public at once, or preview it first and publish the draft; the "
+                 "same post is never published twice. The only script that writes.", (BY_NAME["post"],), SCRIPTS),
     "follow": View(SCRIPTS[WAIT], "Wait for new posts in discussions and print them, until a limit you set.",
                    (BY_NAME["follow"],), SCRIPTS),
 }
