@@ -188,3 +188,28 @@ def run_in_process(view, argv, input, env, cwd):
         written.flush()
         texts.append(written.buffer.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
     return subprocess.CompletedProcess(argv, code, *texts)
+
+
+def rewrite_draft(path, change=None, **changes):
+    """Change a draft's record (by ``change``, a function, or to the ``changes`` given) and
+    sign it again with its journal's secret, as only that journal could: for tests of what a
+    draft holds, past its code."""
+    import json
+
+    from benchmarks_wiki.journal import Journal, _code
+
+    record = json.loads(path.read_text(encoding="utf-8"))
+    record.update(changes)
+    if change:
+        change(record)
+    record["code"] = _code(record, Journal(path.parent.parent).secret())
+    path.write_text(json.dumps(record), encoding="utf-8")
+
+
+def as_if_killed_before_its_receipt(draft):
+    """Put a sent draft back as a run killed between its publish and its receipt leaves it:
+    waiting, with no receipt."""
+    name = draft.name[: -len(".json")]
+    journal = draft.parent.parent
+    (journal / "sent" / f"{name}.receipt.json").unlink()
+    os.replace(journal / "sent" / draft.name, journal / "waiting" / draft.name)

@@ -1,13 +1,12 @@
 """The reference's script that can be run again, stopped dead at every step, as a killed
 process would be.
 
-    python3 -m tests.crashing TASK_ID FOLDER
+    python3 -m tests.crashing FOLDER
 
 Each change to the journal's files (a rename into place, a link, a removal) is a step. For
 each step, a forked copy of this process runs the script with its journal in a folder of
 its own under FOLDER and ends with os._exit just before or just after that step, with
-nothing flushed or cleaned up: twice, so that the caller can delete the index of one.
-Prints a line per run: the folder, the text the script posts, and the exit status. The
+nothing flushed or cleaned up. Prints a line per run: the folder, the text the script posts, and the exit status. The
 origin and CA come from the environment, as for any run.
 """
 
@@ -20,12 +19,11 @@ REFERENCE = Path(__file__).resolve().parent.parent / "reference" / "python.md"
 STOPPED = 99
 
 
-def recipe(task_id: str, body: str) -> str:
-    """The reference's script that can be run again, for this problem and text."""
+def recipe(body: str) -> str:
+    """The reference's script that can be run again, with this text."""
     text = REFERENCE.read_text(encoding="utf-8")
     code = re.search(r"A script that can be run again.*?```python\n(.*?)```", text, re.S).group(1)
-    return code.replace('"317ef6cc-69a8-59a3-a347-e37d3399eb10"', repr(task_id)).replace(
-        '"3/5 with greedy decoding."', repr(body))
+    return code.replace('"3/5 with greedy decoding."', repr(body))
 
 
 def run_stopping(code: str, folder: Path, step: int, when: str) -> int:
@@ -56,18 +54,17 @@ def run_stopping(code: str, folder: Path, step: int, when: str) -> int:
     return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
 
 
-def main(task_id: str, root: str) -> None:
+def main(root: str) -> None:
     import benchmarks_wiki.client  # noqa: F401 -- loaded once, before the forks
     import benchmarks_wiki.journal  # noqa: F401
 
     root = Path(root)
-    steps = run_stopping(recipe(task_id, "counting"), root / "counting", 0, "")
+    steps = run_stopping(recipe("counting"), root / "counting", 0, "")
     for step in range(1, steps + 1):
         for when in ("before", "after"):
-            for index in ("kept", "deleted"):
-                body = f"crash {step} {when}, index {index}"
-                folder = root / f"{step}-{when}-{index}"
-                print(folder, body, run_stopping(recipe(task_id, body), folder, step, when), sep="\t")
+            body = f"crash {step} {when}"
+            folder = root / f"{step}-{when}"
+            print(folder, body, run_stopping(recipe(body), folder, step, when), sep="\t")
 
 
 if __name__ == "__main__":

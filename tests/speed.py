@@ -550,7 +550,6 @@ def filled_journal(folder, count, task_ids):
                 prepared = client.prepare("run %d: %s" % (number, NOTES), task_id=task_ids[number % len(task_ids)])
                 draft = journal.keep(prepared)
                 client.send(draft)
-                journal.sent(draft)
     finally:
         os.fsync = fsync
 
@@ -591,6 +590,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rtt", type=float, default=50.0, help="round-trip time added, in ms (default 50)")
     parser.add_argument("--repeat", type=int, default=5, help="repetitions per median (default 5)")
+    parser.add_argument("--only", metavar="MEASURE", help="take only this measure (paging, journal, ...)")
     args = parser.parse_args()
     if args.repeat < 1 or args.rtt < 0:
         parser.error("--repeat must be at least 1 and --rtt at least 0")
@@ -608,6 +608,8 @@ def main():
                  ("agent cost", lambda: agent_cost(report, scratch)),
                  ("journal", lambda: journal_scale(report, portal, args.repeat, env, scratch))]
         for name, measure in steps:
+            if args.only and name != args.only:
+                continue
             print("measuring %s..." % name, file=sys.stderr, flush=True)
             measure()
     print("# benchmarks-wiki benchmark\n")

@@ -193,7 +193,7 @@ def test_ctrl_c_during_post_keeps_the_journal_consistent(portal, task_id, tmp_pa
     process.send_signal(2)
     out, err = process.communicate(timeout=10)
     assert process.returncode == 130 and "Traceback" not in err
-    drafts = list((tmp_path / "state" / "benchmarks-wiki" / "drafts").glob("*.json"))
+    drafts = list((tmp_path / "state" / "benchmarks-wiki" / "waiting").glob("*.json"))
     assert len(drafts) == 1 and not list(drafts[0].parent.glob("*.tmp"))
     portal.clear_faults()
     assert run("post.py", "--draft", str(drafts[0])).returncode == 0

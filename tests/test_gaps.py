@@ -209,13 +209,13 @@ def test_an_answer_declaring_more_than_the_limit_is_refused_before_it_is_read(fa
 
 def test_a_receipt_says_whether_its_send_made_the_post(client, tmp_path):
     from benchmarks_wiki import Journal
-    from benchmarks_wiki.files import RECEIPT, beside
+    from tests.conftest import as_if_killed_before_its_receipt
 
     journal = Journal.open(tmp_path / "journal")
     draft = journal.keep(client.prepare("made by this send", task_id=next(client.tasks("gsm8k")).task_id))
     client.send(draft)
     assert draft.receipt().published.created is True
-    beside(draft.path, RECEIPT).unlink()  # as if the first run had stopped before writing it
+    as_if_killed_before_its_receipt(draft.path)
     client.send(draft)
     assert draft.receipt().published.created is False
 

@@ -1,4 +1,5 @@
-"""Checkpointed runs across processes: drafts, receipts, locks, kills and resumed follows."""
+"""The journal: drafts kept and sent once across processes, kills and crashes at every step,
+keys, what the listings read (and that they write nothing), privacy, locks, resumed follows."""
 
 import calendar
 import dataclasses
@@ -8,23 +9,21 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from benchmarks_wiki import Client, Journal
-from benchmarks_wiki import journal as journal_module
-from benchmarks_wiki.errors import JournalError
+from benchmarks_wiki.errors import DraftError, JournalError
 from benchmarks_wiki.files import locked
-from benchmarks_wiki.journal import located
-from benchmarks_wiki.publishing import Draft
-from tests.conftest import ROOT, interruptible, publishes, script_env, wait_for, wait_until_following
-
-
+from benchmarks_wiki.journal import Draft, located
+from benchmarks_wiki.rules import EARLIER, NEW
+from tests.conftest import (ROOT, as_if_killed_before_its_receipt, interruptible, publishes, rewrite_draft, script_env,
+                            wait_for, wait_until_following)
 
 
 @pytest.fixture
@@ -42,23 +41,15 @@ def draft(run, portal, task_id):
     return path
 
 
+def all_drafts(journal):
+    """Every draft in the journal, waiting or sent, by name."""
+    return sorted((path for part in ("waiting", "sent") for path in (journal.folder / part).glob("*.json")
+                   if path.name.count(".") == 2), key=lambda path: path.name)
+
+
 def start_post(portal, *args):
     return subprocess.Popen([sys.executable, "scripts/post.py", *args], cwd=ROOT, env=script_env(portal),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def test_dry_run_writes_a_draft_and_sends_nothing(run, portal, task_id, tmp_path):
-    portal.reset_counters()
-    done = run("post.py", "--task", task_id, "--body", "Tried it.", "--dry-run")
-    assert portal.requests == [] and done.stdout.startswith("https://")
-    path = Path(done.stderr.split("--draft ")[1].strip())
-    assert path.parent == tmp_path / "state" / "benchmarks-wiki" / "drafts"
-    draft = json.loads(path.read_text())
-    request = draft["request"]
-    fields = dict(request["params"])
-    assert request["origin"] == portal.origin and request["path"] == "/api/v1/publish" and request["write"]
-    assert fields["body"] == "Tried it." and fields["nonce"] in done.stdout
-    assert draft["digest"].startswith("sha256:")
 
 
 def test_publishing_a_draft_sends_exactly_its_url_once(run, portal, draft):
@@ -66,10 +57,11 @@ def test_publishing_a_draft_sends_exactly_its_url_once(run, portal, draft):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("posted p_")
     sent = publishes(portal)
-    request = json.loads(draft.read_text())["request"]
+    request = json.loads((draft.parent.parent / "sent" / draft.name).read_text())["request"]
     assert len(sent) == 1 and sent[0].params == dict(request["params"])
-    receipt = json.loads(draft.with_name(draft.stem + ".receipt.json").read_text())
-    assert receipt["post_id"] == done.stdout.split()[1] and receipt["created"] is True
+    receipt = json.loads((draft.parent.parent / "sent" / (draft.stem + ".receipt.json")).read_text())
+    assert receipt["post"]["post_id"] == done.stdout.split()[1] and receipt["created"] is True
+    assert not draft.exists() and (draft.parent.parent / "sent" / draft.name).exists()
     again = run("post.py", "--draft", str(draft))
     assert again.returncode == 0 and again.stdout.startswith("already published ")
     assert len(publishes(portal)) == 1
@@ -89,12 +81,6 @@ def test_resend_sends_the_same_nonce_again(run, portal, draft):
     assert "by an earlier run with the same nonce; nothing new was posted" in done.stdout
     first, second = publishes(portal)
     assert first.params["nonce"] == second.params["nonce"] and portal.published == 1
-
-
-def test_post_without_a_draft_leaves_one_with_its_receipt(run, portal, task_id, tmp_path):
-    assert run("post.py", "--task", task_id, "--body", "direct").returncode == 0
-    drafts = tmp_path / "state" / "benchmarks-wiki" / "drafts"
-    assert len(list(drafts.glob("*.receipt.json"))) == 1
 
 
 @pytest.mark.parametrize("damage", ["edit", "truncate", "garbage", "not-a-draft"])
@@ -117,7 +103,7 @@ def test_draft_with_other_post_flags_is_refused(run, portal, draft):
 
 
 def test_killed_before_the_request(portal, draft, run):
-    lock = draft.with_name(draft.stem + ".lock")
+    lock = draft.parent.parent / "locks" / (draft.stem + ".lock")
     with open(lock, "a+b") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         process = start_post(portal, "--draft", str(draft))
@@ -196,7 +182,7 @@ def test_journal_folder_can_be_moved(run, portal, task_id, tmp_path, how):
     args = ["--journal", str(folder)] if how == "flag" else []
     env = script_env(portal, BENCHMARKS_WIKI_JOURNAL=str(folder)) if how == "environment" else None
     done = run("post.py", "--task", task_id, "--body", "x", "--dry-run", *args, env=env)
-    assert str(folder / "drafts") in done.stderr
+    assert str(folder / "waiting") in done.stderr
 
 
 def test_an_unwritable_journal_is_off_and_said_once(run, portal, task_id, tmp_path):
@@ -215,12 +201,10 @@ def test_the_journal_command_with_the_journal_off_is_refused(run, portal):
                            "drop --no-journal, or give --journal DIR\n")
 
 
-@pytest.mark.parametrize("actions", [["--pending", "--archive"], ["--pending", "--discard", "x.json"],
-                                     ["--discard", "x.json", "--archive"]])
-def test_the_journal_command_does_one_of_its_actions_at_a_time(run, portal, actions):
-    done = run("draw.py", "journal", *actions)
+def test_the_journal_command_does_one_of_its_actions_at_a_time(run, portal):
+    done = run("draw.py", "journal", "--pending", "--discard", "x.json")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == "draw.py journal: error: give one of --pending, --discard and --archive (see --help)\n"
+    assert done.stderr == "draw.py journal: error: give one of --pending and --discard (see --help)\n"
 
 
 def test_no_journal_writes_nothing(run, portal, task_id, tmp_path):
@@ -273,26 +257,6 @@ def test_draft_origin_may_be_written_another_way(run, portal, draft):
     assert other.returncode == 2 and "the draft is for" in other.stderr
 
 
-def test_drafts_renamed_by_hand_keep_their_own_receipts(run, portal, task_id, tmp_path):
-    keep = tmp_path / "keep"
-    keep.mkdir()
-    for name, body in (("post-one", "first"), ("post-two", "second")):
-        made = run("post.py", "--task", task_id, "--body", body, "--dry-run")
-        Path(made.stderr.split("--draft ")[1].strip()).rename(keep / name)
-    assert run("post.py", "--draft", str(keep / "post-one")).returncode == 0
-    assert run("post.py", "--draft", str(keep / "post-two")).stdout.startswith("posted ")
-    assert portal.published == 2
-
-
-def test_a_receipt_of_another_draft_is_refused(run, portal, draft, task_id):
-    assert run("post.py", "--draft", str(draft)).returncode == 0
-    other = run("post.py", "--task", task_id, "--body", "other", "--dry-run")
-    other_path = Path(other.stderr.split("--draft ")[1].strip())
-    other_path.replace(draft)
-    done = run("post.py", "--draft", str(draft))
-    assert done.returncode == 2 and "belongs to another draft" in done.stderr and portal.published == 1
-
-
 def test_a_rerun_prints_the_portal_shape_in_json(run, portal, draft):
     first = json.loads(run("post.py", "--draft", str(draft), "--json").stdout)
     again = json.loads(run("post.py", "--draft", str(draft), "--json").stdout)
@@ -303,23 +267,24 @@ def test_a_rerun_prints_the_portal_shape_in_json(run, portal, draft):
 
 def test_journal_write_failures_never_hide_a_published_post(run, portal, task_id, tmp_path, monkeypatch,
                                                            capsys):
-    journal = tmp_path / "state" / "benchmarks-wiki"
-    (journal / "draws" / f"{task_id}.json").mkdir(parents=True)
+    journal = Journal.open(tmp_path / "state" / "benchmarks-wiki").folder
+    (journal / "draws" / f"{task_id}.json").mkdir()
     drawn = run("draw.py", "task", task_id)
     assert drawn.returncode == 0 and "Traceback" not in drawn.stderr
     # The note names where the write failed and why, in the system's words.
     assert drawn.stderr.startswith(f"journal: cannot write in {journal / 'draws'}")
     assert drawn.stderr.endswith(" (Is a directory); going on without it\n")
 
-    from benchmarks_wiki import cli, publishing
-    real_write = publishing.write_atomically
+    from benchmarks_wiki import cli
+    from benchmarks_wiki import journal as journal_module
+    real_write = journal_module.write_atomically
 
     def disk_full_for_receipts(path, content, **options):
         if path.name.endswith(".receipt.json"):
             raise OSError(28, "No space left on device")
         real_write(path, content, **options)
 
-    monkeypatch.setattr(publishing, "write_atomically", disk_full_for_receipts)
+    monkeypatch.setattr(journal_module, "write_atomically", disk_full_for_receipts)
     monkeypatch.setenv("BENCHMARKS_WIKI_ORIGIN", portal.origin)
     monkeypatch.setenv("SSL_CERT_FILE", portal.ca_file)
     code = cli.main(["--task", task_id, "--body", "x"], view="post")
@@ -344,21 +309,6 @@ def test_a_draft_keeps_its_receipt_even_without_a_journal(run, portal, draft):
     assert len(publishes(portal)) == 1
 
 
-# -- what the journal reads back -------------------------------------------------------------
-
-
-def test_a_posted_entry_carries_when_it_was_published_not_when_its_draft_was_made(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    draft = journal.keep(client.prepare("published a day later", task_id=task_id))
-    made = calendar.timegm(time.strptime(draft.created_at, "%Y-%m-%dT%H:%M:%SZ"))
-    published_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(made + 86400))
-    # The receipt is written as a run that published the draft the next day would write it.
-    draft.note_receipt(dataclasses.replace(client.send(draft.post), earlier_at=published_at))
-    for listing in (journal.entries(), journal.entries(limit=20)):
-        [entry] = list(listing)
-        assert entry["type"] == "posted" and entry["at"] == published_at != draft.created_at
-
-
 @pytest.mark.parametrize("revision, read", [(3, 3), (True, None), ("2", None), (2.0, None), (None, None)],
                          ids=repr)
 def test_a_drawn_revision_is_a_whole_number_or_none(tmp_path, revision, read):
@@ -368,73 +318,6 @@ def test_a_drawn_revision_is_a_whole_number_or_none(tmp_path, revision, read):
     (journal.folder / "draws" / f"{task_id}.json").write_text(json.dumps(record))
     found = journal.drawn_revision(task_id)
     assert found == read and type(found) is type(read)
-
-
-def test_a_draft_made_in_the_same_moment_as_its_draw_lists_as_newer(client, tmp_path):
-    journal = Journal.open(tmp_path / "journal")
-    task = next(client.tasks("gsm8k"))
-    journal.record_draw(task)
-    draft = journal.keep(client.prepare("made from the draw", task_id=task.task_id))
-    # Both made in one moment, as a clock too coarse to tell them apart records them: in the log
-    # of things made, which the newest few are read from, and in the draw file's time, which the
-    # whole listing reads.
-    name = draft.path.name
-    moment = f"{name[0:4]}-{name[4:6]}-{name[6:8]}T{name[9:11]}:{name[11:13]}:{name[13:22]}Z"
-    log = journal.folder / "index" / "made.log"
-    log.write_text("".join(f"{moment} {line.split(' ', 1)[1]}\n" for line in log.read_text().splitlines()))
-    # Half a microsecond past it, so that reading the time back as a float rounds to it.
-    nanoseconds = (calendar.timegm(time.strptime(name[:15], "%Y%m%dT%H%M%S")) * 10**9
-                   + int(name[16:22]) * 1000 + 500)
-    os.utime(journal.folder / "draws" / f"{task.task_id}.json", ns=(nanoseconds, nanoseconds))
-    for listing in (journal.entries(), journal.entries(limit=20)):
-        assert [(entry["type"], entry["at"] if entry["type"] == "draft" else entry["path"]) for entry in listing] \
-            == [("draft", draft.created_at), ("drawn", str(journal.folder / "draws" / f"{task.task_id}.json"))]
-
-
-def test_the_newest_entries_still_list_a_sent_draft_the_archive_took(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    draft = journal.keep(client.prepare("archived", task_id=task_id))
-    published = client.send(draft).published
-    assert journal.archive(days=-1) == 1  # -1: every draft no longer waiting is old enough
-    archived = journal.locate(draft.path)
-    assert archived.parent.parent == journal.folder / "archive"
-    assert [(entry["type"], entry["post_id"], entry["path"]) for entry in journal.entries(limit=20)] \
-        == [("posted", published.post_id, str(archived))]
-
-
-@pytest.mark.parametrize("line", ["draft {name}.receipt.json", "draft ../draws/{task_id}.json", "other {name}.json"],
-                         ids=["a receipt", "a file outside drafts", "an unknown kind"])
-def test_the_newest_entries_leave_out_a_line_of_the_log_that_names_no_draft(client, tmp_path, line):
-    journal = Journal.open(tmp_path / "journal")
-    task = next(client.tasks("gsm8k"))
-    journal.record_draw(task)
-    draft = journal.keep(client.prepare("sent", task_id=task.task_id))
-    client.send(draft)
-    journal.sent(draft)
-    newest = time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime(time.time() + 60))
-    named = line.format(name=draft.path.stem, task_id=task.task_id)
-    with open(journal.folder / "index" / "made.log", "a") as log:
-        log.write(f"{newest} {named}\n")
-    assert list(journal.entries(limit=20)) == list(journal.entries())
-    assert [entry["type"] for entry in journal.entries(limit=20)] == ["posted", "drawn"]
-
-
-def test_the_newest_entries_of_a_long_log_read_the_first_whole_line_of_its_end(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    for wording in ("first", "second", "newest"):
-        journal.keep(client.prepare(wording, task_id=task_id))
-    log = journal.folder / "index" / "made.log"
-    first, second, newest = log.read_text().splitlines(keepends=True)
-    gone = [f"2020-01-01T00:00:00.000000Z draft 20200101T000000.000000Z-{n:08x}.json\n" for n in range(300)]
-    assert {len(line) for line in (first, second, newest, gone[0])} == {len(first)}
-    # Runs that write at once can log their lines out of order: the newest draft's line comes
-    # first here, and is the first whole line of the log's last 16 KiB, read before the rest.
-    after = (16384 - 1) // len(first) - 3
-    log.write_text("".join(gone[after:] + [newest] + gone[:after] + [first, second]))
-    assert log.stat().st_size > 16384
-    whole = list(journal.entries())
-    assert [entry["body"] for entry in whole] == ["newest", "second", "first"]
-    assert list(journal.entries(limit=2)) == whole[:2]
 
 
 def test_the_whole_listing_leaves_out_files_among_the_draws_that_are_not_draws(client, tmp_path):
@@ -448,17 +331,6 @@ def test_the_whole_listing_leaves_out_files_among_the_draws_that_are_not_draws(c
     assert [(entry["type"], entry["path"]) for entry in journal.entries()] == [("drawn", str(drawn))]
 
 
-@pytest.mark.parametrize("malformed", ["thread_id", "post_id"])
-def test_a_post_shown_with_a_malformed_id_is_not_remembered(client, tmp_path, task_id, malformed):
-    journal = Journal.open(tmp_path / "journal")
-    post = client.publish("shown", task_id=task_id).post
-    journal.record_posts([dataclasses.replace(post, **{malformed: "../elsewhere"})])
-    assert journal.seen_post(post.post_id) is None
-    assert list((journal.folder / "posts").iterdir()) == []
-    journal.record_posts([post])
-    assert journal.seen_post(post.post_id) == (task_id, post.revision)
-
-
 def test_a_draft_whose_send_failed_still_waits(run, portal, draft):
     journal = Journal.open(draft.parent.parent)
     portal.fail_next(503, times=4)
@@ -466,20 +338,10 @@ def test_a_draft_whose_send_failed_still_waits(run, portal, draft):
     assert failed.returncode == 1 and portal.published == 0
     # Every run that tries a draft tells the journal so, sent or not; only a receipt, a refusal
     # or a discard takes it off the waiting list.
-    assert journal.pending() == [draft]
+    assert [waiting.path for waiting in journal.pending()] == [draft]
     portal.clear_faults()
     assert run("post.py", "--draft", str(draft)).returncode == 0
     assert journal.pending() == []
-
-
-def test_a_sent_draft_is_off_the_waiting_list_when_its_run_ends(run, portal, draft):
-    journal = Journal.open(draft.parent.parent)
-    journal.archive()  # looked at today, so that the send's run does not list the drafts again
-    marker = journal.folder / "index" / "waiting" / draft.name
-    assert marker.exists()
-    assert run("post.py", "--draft", str(draft)).returncode == 0
-    # The index is up to date at once, not only once a later listing finds the receipt.
-    assert not marker.exists()
 
 
 def test_the_whole_journal_lists_every_entry_past_the_newest_twenty(run, client, tmp_path):
@@ -530,9 +392,6 @@ def test_a_follow_without_resume_starts_from_now_though_an_earlier_one_was_recor
     assert again.returncode == 0 and again.stdout == "", again.stderr
 
 
-# -- where the journal is, and whether it can be written --------------------------------------
-
-
 def test_the_journal_lives_in_the_platform_s_own_place_when_nothing_names_one():
     home = Path(os.path.expanduser("~"))
     own = home / "AppData" / "Local" if os.name == "nt" else home / ".local" / "state"
@@ -546,198 +405,16 @@ def test_a_journal_whose_drafts_cannot_be_written_is_off_and_said_once(run, port
 
     # Permission bits do not stop every user (root writes anyway): the system's answer is made.
     def no_writing_in_drafts(path, mode, **options):
-        return False if Path(path) == folder / "drafts" else real_access(path, mode, **options)
+        return False if Path(path) == folder / "waiting" else real_access(path, mode, **options)
 
     monkeypatch.setattr(os, "access", no_writing_in_drafts)
     with pytest.raises(PermissionError) as caught:
         Journal.open(folder)
-    assert caught.value.filename == str(folder / "drafts") and caught.value.errno == errno.EACCES
+    assert caught.value.filename == str(folder / "waiting") and caught.value.errno == errno.EACCES
     done = run("post.py", "--task", task_id, "--body", "x", "--journal", str(folder))
     assert done.returncode == 0 and done.stdout.startswith("posted ")
     assert done.stderr == f"journal off: cannot write {folder} (not writable)\n"
-    assert portal.published == 1 and not list((folder / "drafts").iterdir())
-
-
-# -- the index -------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("written_as, rebuilt", [(1, False), (0, True), (2, True), (None, True)], ids=repr)
-def test_an_index_of_another_format_is_written_again_from_the_drafts(client, tmp_path, task_id, written_as,
-                                                                     rebuilt):
-    journal = Journal.open(tmp_path / "journal")
-    draft = journal.keep(client.prepare("waiting", task_id=task_id))
-    # An index that lost track of the draft: only reading the drafts again finds it.
-    (journal.folder / "index" / "waiting" / draft.path.name).unlink()
-    (journal.folder / "index" / "ready").write_text(json.dumps({"format": written_as}))
-    assert Journal(journal.folder).pending() == ([draft.path] if rebuilt else [])
-    assert json.loads((journal.folder / "index" / "ready").read_text())["format"] == 1
-
-
-def test_a_damaged_record_of_the_journal_s_own_posts_is_left_out(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    draft = journal.keep(client.prepare("mine", task_id=task_id))
-    published = client.send(draft).published
-    journal.sent(draft)
-    (journal.folder / "index" / "mine" / "damaged.json").write_text(
-        json.dumps({"post_id": "p_damaged", "thread_id": "../elsewhere"}))
-    assert journal.published_posts() == {published.post_id: published.thread_id}
-
-
-# -- discarding and the archive --------------------------------------------------------------
-
-
-def test_a_discarded_draft_is_off_the_waiting_list_at_once(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    draft = journal.keep(client.prepare("never", task_id=task_id))
-    marker = journal.folder / "index" / "waiting" / draft.path.name
-    assert marker.exists()
-    journal.discard(draft.path)
-    assert not marker.exists()
-
-
-def test_discarding_the_newest_draft_leaves_an_older_one_to_the_same_place_replaced(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    older = journal.keep(client.prepare("first wording", task_id=task_id))
-    newer = journal.keep(client.prepare("second wording", task_id=task_id))
-    assert older.path.name < newer.path.name
-    # As a run that stopped after writing the newer draft, before unmarking the older, leaves it.
-    (journal.folder / "index" / "waiting" / older.path.name).write_text(
-        json.dumps({"to": list(older.post.destination)}))
-    journal.discard(newer.path)
-    assert journal.pending() == []
-
-
-def test_discarding_a_copy_kept_elsewhere_leaves_the_journal_s_own_draft_waiting(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    draft = journal.keep(client.prepare("waiting", task_id=task_id))
-    copy = tmp_path / "elsewhere" / draft.path.name
-    copy.parent.mkdir()
-    copy.write_bytes(draft.path.read_bytes())
-    journal.discard(copy)
-    assert journal.pending() == [draft.path]
-
-
-@pytest.mark.parametrize("since_last, moved", [(86399.5, False), (86400.5, True)], ids=["under a day", "over a day"])
-def test_a_send_moves_old_sent_drafts_to_the_archive_once_a_day(client, tmp_path, task_id, since_last, moved):
-    journal = Journal.open(tmp_path / "journal")
-    journal.archive()
-    old = Draft.write(client.prepare("sent long ago", task_id=task_id),
-                      journal.folder / "drafts" / "20200101T000000.000000Z-aaaaaaaa.json")
-    client.send(old)
-    stamp = journal.folder / "index" / "archived"
-    last = time.time() - since_last
-    os.utime(stamp, (last, last))
-    journal.sent(old)
-    assert old.path.exists() is not moved
-    assert (journal.folder / "archive" / "2020-01" / old.path.name).exists() is moved
-
-
-def test_the_archive_leaves_the_lock_of_a_waiting_draft_a_run_is_sending(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    draft = journal.keep(client.prepare("being sent", task_id=task_id))
-    with locked(draft.path):
-        assert journal.archive(days=-1) == 0
-        assert draft.path.with_name(draft.path.stem + ".lock").exists()
-        # So that no other run takes the draft while this one sends it.
-        with pytest.raises(JournalError) as caught:
-            with locked(draft.path, wait=0):
-                pass
-        assert caught.value.reason == "lock_timeout"
-
-
-def test_an_index_written_again_lists_only_the_drafts_still_waiting(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    thread_id = client.send(journal.keep(client.prepare("sent", task_id=task_id))).published.thread_id
-    waiting = journal.keep(client.prepare("waiting", thread_id=thread_id))
-    shutil.rmtree(journal.folder / "index")
-    Journal(journal.folder).rebuild_index()
-    assert sorted(os.listdir(journal.folder / "index" / "waiting")) == [waiting.path.name]
-
-
-def test_an_index_written_again_still_knows_the_posts_this_journal_published(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    published = client.send(journal.keep(client.prepare("mine", task_id=task_id))).published
-    shutil.rmtree(journal.folder / "index")
-    again = Journal(journal.folder)
-    assert again.published_posts() == {published.post_id: published.thread_id}
-    assert published.post_id in again.own_posts()
-
-
-KEPT_BY_THREAD_TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
-
-
-def kept_by_thread(tmp_path, revisions):
-    """A journal holding one thread's posts as an earlier version kept them: a file per thread."""
-    journal = Journal.open(tmp_path / "journal")
-    (journal.folder / "threads").mkdir()
-    (journal.folder / "threads" / "t_51d0e9.json").write_text(
-        json.dumps({"task_id": KEPT_BY_THREAD_TASK, "revisions": revisions}))
-    return journal, KEPT_BY_THREAD_TASK
-
-
-def test_posts_an_earlier_version_kept_by_thread_are_read_back(tmp_path):
-    journal, task_id = kept_by_thread(tmp_path, {"p_8f2c1a": 2, "p_8f2c1b": 3})
-    assert journal.seen_post("p_8f2c1a") == (task_id, 2)
-    assert journal.seen_post("p_8f2c1b") == (task_id, 3)
-
-
-def test_posts_kept_by_thread_under_a_malformed_id_are_left_out_and_the_rest_read_back(tmp_path):
-    journal, task_id = kept_by_thread(tmp_path, {"../elsewhere": 1, "p_8f2c1a": 2})
-    assert journal.seen_post("p_8f2c1a") == (task_id, 2)
-    assert len(list((journal.folder / "posts").iterdir())) == 1
-
-
-def test_a_post_shown_since_keeps_its_revision_over_the_one_an_earlier_version_kept_by_thread(tmp_path):
-    journal, task_id = kept_by_thread(tmp_path, {"p_8f2c1a": 2})
-    journal.record_posts([SimpleNamespace(post_id="p_8f2c1a", thread_id="t_51d0e9", task_id=task_id, revision=3)])
-    assert journal.seen_post("p_8f2c1a") == (task_id, 3)
-
-
-def test_a_post_recorded_by_an_earlier_run_is_found_under_the_same_file_name(tmp_path):
-    journal = Journal.open(tmp_path / "journal")
-    task_id = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
-    # The name every version gives the record of p_8f2c1a: a journal outlives the version that wrote it.
-    (journal.folder / "posts" / "4769f760e750ffab95aa3b8179390b21.json").write_text(
-        json.dumps({"post_id": "p_8f2c1a", "thread_id": "t_51d0e9", "task_id": task_id, "revision": 2}))
-    assert journal.seen_post("p_8f2c1a") == (task_id, 2)
-
-
-def test_a_draft_another_run_archives_while_this_one_waits_for_its_lock_is_left_to_it(client, tmp_path, task_id,
-                                                                                        monkeypatch):
-    journal = Journal.open(tmp_path / "journal")
-    draft = journal.keep(client.prepare("sent", task_id=task_id))
-    client.send(draft)
-    real_locked = journal_module.locked
-
-    # Two sends may each archive at once: the other run takes the lock first and moves the draft.
-    def another_run_archives_first(path, **options):
-        monkeypatch.setattr(journal_module, "locked", real_locked)
-        assert Journal(journal.folder).archive(days=-1) == 1
-        return real_locked(path, **options)
-
-    monkeypatch.setattr(journal_module, "locked", another_run_archives_first)
-    assert journal.archive(days=-1) == 0
-    archived = journal.locate(draft.path)
-    assert archived.parent.parent == journal.folder / "archive"
-    assert Draft.load(archived).receipt().published.post_id
-    assert os.listdir(journal.folder / "drafts") == []
-
-
-def test_the_archive_leaves_the_marker_of_a_keep_made_in_the_very_second_of_its_cutoff(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    post = client.prepare("kept at the cutoff", task_id=task_id)
-    waiting = journal.folder / "index" / "waiting"
-    journal.pending()
-    at_cutoff, before = "20200101T000000.900000Z-aaaaaaaa.json", "20191231T235959.900000Z-bbbbbbbb.json"
-    for name in (at_cutoff, before):
-        (waiting / name).write_text(json.dumps({"to": list(post.destination)}))
-    # Half a second into it, so that the archive, reading the clock a moment later, is in the same second.
-    cutoff = calendar.timegm((2020, 1, 1, 0, 0, 0)) + 0.5
-    journal.archive(days=(time.time() - cutoff) / 86400)
-    assert sorted(os.listdir(waiting)) == [at_cutoff]
-    # The keep under way then writes its draft, which waits.
-    Draft.write(post, journal.folder / "drafts" / at_cutoff)
-    assert journal.pending() == [journal.folder / "drafts" / at_cutoff]
+    assert portal.published == 1 and not list((folder / "waiting").iterdir())
 
 
 @pytest.mark.parametrize("threads, name", [(["t_51d0e9"], "t_51d0e9.json"),
@@ -748,30 +425,6 @@ def test_a_follow_resumes_from_the_mark_an_earlier_run_kept_under_the_same_file_
     # The name every version gives the mark of these threads: a journal outlives the version that wrote it.
     (journal.folder / "follows" / name).write_text(json.dumps({"since": "2026-01-01T00:00:00Z", "seen": ["p_8f2c1a"]}))
     assert journal.follow_mark(threads) == ("2026-01-01T00:00:00Z", ("p_8f2c1a",))
-
-
-def test_a_listing_from_a_moment_lists_a_draft_the_log_of_things_made_lost(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    draft = journal.keep(client.prepare("kept while the index was written again", task_id=task_id))
-    # As a rebuild of the index under way while the draft was kept leaves the log.
-    (journal.folder / "index" / "made.log").write_text("")
-    for limit in (None, 20):
-        assert [entry["path"] for entry in journal.entries(limit=limit, since="2000-01-01T00:00:00Z")] \
-            == [str(draft.path)]
-
-
-def test_the_newest_entries_read_the_log_only_as_far_back_as_they_need(client, tmp_path, task_id):
-    journal = Journal.open(tmp_path / "journal")
-    oldest, older, newest = (journal.keep(client.prepare(f"wording {n}", task_id=task_id)) for n in range(3))
-    log = journal.folder / "index" / "made.log"
-    lines = log.read_text().splitlines()
-    assert [line.split()[2] for line in lines] == [oldest.path.name, older.path.name, newest.path.name]
-    # Far back, a line that would list the oldest draft first, were it read; then more than a
-    # chunk of the log's end naming drafts long gone.
-    gone = [f"2020-01-01T00:00:00.000000Z draft 20200101T000000.{n:06d}Z-00000000.json" for n in range(400)]
-    log.write_text("\n".join([f"2099-01-01T00:00:00.000000Z draft {oldest.path.name}", *gone, *lines[1:]]) + "\n")
-    assert log.stat().st_size > 16384
-    assert [entry["path"] for entry in journal.entries(limit=2)] == [str(newest.path), str(older.path)]
 
 
 def test_the_journal_lists_the_first_eighty_characters_of_a_draft_s_body(client, tmp_path, task_id):
@@ -786,4 +439,446 @@ def test_a_key_of_one_character_keeps_a_draft_once(client, tmp_path, task_id):
     journal = Journal.open(tmp_path / "journal")
     post = client.prepare("keyed", task_id=task_id)
     kept = journal.keep(post, key="k")
-    assert journal.keep(post, key="k").path == kept.path and journal.drafts() == [kept.path]
+    assert journal.keep(post, key="k").path == kept.path and all_drafts(journal) == [kept.path]
+
+
+
+@pytest.fixture
+def journal(tmp_path):
+    return Journal.open(tmp_path / "journal")
+
+
+
+@pytest.fixture
+def task_ids(client):
+    return [task.task_id for task in client.tasks("gsm8k", limit=3)]
+
+
+
+def test_the_same_post_under_the_same_key_is_the_same_draft_sent_or_not(client, portal, journal, task_ids):
+    first = journal.keep(client.prepare("kept once", task_id=task_ids[0]), key="run-42")
+    again = journal.keep(client.prepare("kept once", task_id=task_ids[0]), key="run-42")
+    assert again.path == first.path and again.post.nonce == first.post.nonce
+    assert client.send(again).how == NEW
+    after_sending = journal.keep(client.prepare("kept once", task_id=task_ids[0]), key="run-42")
+    assert after_sending.path.name == first.path.name and after_sending.path.parent.name == "sent"
+    assert client.send(after_sending).how == EARLIER
+    assert len(publishes(portal)) == 1 and journal.pending() == []
+
+
+
+def test_another_post_under_a_used_key_is_refused_and_nothing_is_kept(client, journal, task_ids):
+    journal.keep(client.prepare("first text", task_id=task_ids[0]), key="run-42")
+    with pytest.raises(DraftError) as caught:
+        journal.keep(client.prepare("other text", task_id=task_ids[0]), key="run-42")
+    assert caught.value.reason == "key_taken" and len(all_drafts(journal)) == 1
+    with pytest.raises(DraftError):
+        journal.keep(client.prepare("first text", task_id=task_ids[1]), key="run-42")
+
+
+
+@pytest.mark.parametrize("key", ["", "x" * 201, "tab\there", 42])
+def test_a_key_is_short_printable_text(client, journal, task_ids, key):
+    with pytest.raises(Exception) as caught:
+        journal.keep(client.prepare("text", task_id=task_ids[0]), key=key)
+    assert caught.value.__class__.__name__ == "ValidationError" and all_drafts(journal) == []
+
+
+
+def test_pending_reads_only_what_waits(client, portal, journal, task_ids):
+    sent = [journal.keep(client.prepare(f"sent {n}", task_id=task_ids[n % 2])) for n in range(6)]
+    for draft in sent:
+        client.send(draft)
+    waiting = journal.keep(client.prepare("waiting", task_id=task_ids[2]))
+    assert journal.pending() == [waiting]
+    for path in (journal.folder / "sent").iterdir():  # nothing sent is opened again to learn what waits
+        path.write_text("damaged")
+    assert journal.pending() == [waiting] and journal.waiting_for(waiting.post.destination) == waiting
+
+
+
+def test_a_send_from_python_alone_is_taken_off_the_list_and_counts_as_ours(client, journal, task_ids):
+    draft = journal.keep(client.prepare("mine", task_id=task_ids[0]))
+    published = client.send(draft).published
+    assert journal.pending() == []
+    assert published.post_id in journal.own_posts() and "p_other" not in journal.own_posts()
+    assert journal.published_posts() == {published.post_id: published.thread_id}
+
+
+
+def test_the_reference_recipe_publishes_once_however_often_it_runs(portal, tmp_path, task_ids, monkeypatch,
+                                                                    capsys):
+    from tests.crashing import recipe
+
+    for name, value in (("BENCHMARKS_WIKI_ORIGIN", portal.origin), ("SSL_CERT_FILE", portal.ca_file),
+                        ("BENCHMARKS_WIKI_JOURNAL", str(tmp_path / "journal"))):
+        monkeypatch.setenv(name, value)
+    for _ in range(2):
+        exec(recipe("run twice"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("new https://") and printed[1].startswith("earlier https://")
+    assert len(publishes(portal)) == 1
+
+
+
+def crash_everywhere(portal, root):
+    """(folder, body, exit status) of the reference's recipe stopped at each of its steps."""
+    env = script_env(portal, PYTHONPATH=f"{ROOT / 'scripts'}{os.pathsep}{ROOT}")
+    done = subprocess.run([sys.executable, "-m", "tests.crashing", str(root)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return [line.split("\t") for line in done.stdout.splitlines()]
+
+
+
+def check_after_crash(folder, client, portal, task_id, body):
+    """Nothing waiting is lost, nothing sent waits; a rerun of the recipe publishes once."""
+    journal = Journal.open(folder)
+    pending = {draft.path.name for draft in journal.pending()}
+    for path in all_drafts(journal):
+        sent = (journal.folder / "sent" / (path.stem + ".receipt.json")).exists()
+        assert (path.name in pending) != sent, (path, sent)
+    nonces = {request.params["nonce"] for request in publishes(portal) if request.params["body"] == body}
+    assert len(nonces) <= 1
+    kept = journal.keep(client.prepare(body, task_id=task_id), key="gsm8k-run-42")
+    client.send(kept)
+    assert journal.pending() == []
+    nonces = {request.params["nonce"] for request in publishes(portal) if request.params["body"] == body}
+    assert nonces == {kept.post.nonce}
+
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the crashes are forked copies of one process")
+def test_a_crash_at_any_step_of_keeping_and_sending_loses_nothing_and_posts_once(portal, client, tmp_path,
+                                                                                  task_ids):
+    import random
+
+    runs = crash_everywhere(portal, tmp_path)
+    drawn = client.sample("gsm8k", rng=random.Random(42)).task_id  # the recipe's seeded draw
+    assert len(runs) >= 2 * 6  # every step of the keep and the send, before and after
+    assert len([request for request in publishes(portal) if request.params["body"] == "counting"]) == 1
+    for folder, body, status in runs:
+        assert status == "99", (folder, status)
+        check_after_crash(Path(folder), client, portal, drawn, body)
+
+
+
+def test_journal_lists_the_newest_by_default(run, client, tmp_path, task_ids):
+    journal = Journal.open(tmp_path / "state" / "benchmarks-wiki")
+    for n in range(4):
+        journal.keep(client.prepare(f"draft {n}", task_id=task_ids[0]))
+    done = run("draw.py", "journal", "--limit", "2")
+    assert len(done.stdout.splitlines()) == 2 and "draft 3" in done.stdout and "more remain" in done.stderr
+    assert len(run("draw.py", "journal", "--all").stdout.splitlines()) == 4
+    assert len(run("draw.py", "journal", "--since", "2000-01-01").stdout.splitlines()) == 4
+    assert run("draw.py", "journal", "--since", "2999-01-01").stdout == ""
+
+
+
+def test_a_discarded_draft_is_never_sent(run, portal, client, tmp_path, task_ids):
+    journal = Journal.open(tmp_path / "state" / "benchmarks-wiki")
+    draft = journal.keep(client.prepare("never", task_id=task_ids[0]))
+    done = run("draw.py", "journal", "--discard", str(draft.path))
+    assert done.returncode == 0 and "never sent" in done.stderr
+    assert journal.pending() == [] and "discarded" in run("draw.py", "journal").stdout
+    portal.reset_counters()
+    refused = run("post.py", "--draft", str(draft.path))
+    assert refused.returncode == 2 and "was discarded" in refused.stderr and portal.requests == []
+    with pytest.raises(DraftError):
+        client.send(Draft.load(draft.path))
+
+
+
+def test_a_published_draft_cannot_be_discarded(run, client, tmp_path, task_ids):
+    journal = Journal.open(tmp_path / "state" / "benchmarks-wiki")
+    draft = journal.keep(client.prepare("public", task_id=task_ids[0]))
+    client.send(draft)
+    done = run("draw.py", "journal", "--discard", str(draft.path))
+    assert done.returncode == 2 and "already published" in done.stderr
+
+
+
+def test_post_key_on_the_command_line_reruns_without_a_second_post(run, portal, task_ids):
+    args = ("post.py", "--task", task_ids[0], "--body", "keyed", "--key", "run-1")
+    preview = run(*args, "--preview")
+    assert preview.returncode == 0
+    first = run(*args)
+    again = run(*args)
+    assert first.stdout.startswith("posted ") and again.stdout.startswith("already published ")
+    assert len({request.params["nonce"] for request in publishes(portal)}) == 1
+    other = run("post.py", "--task", task_ids[0], "--body", "changed", "--key", "run-1")
+    assert other.returncode == 2 and "already names another post" in other.stderr
+    assert run(*args, "--no-journal").returncode == 2
+
+
+
+def test_the_journal_lives_under_localappdata_on_windows(tmp_path):
+    local = str(tmp_path / "Local")
+    assert located(environ={"LOCALAPPDATA": local}, windows=True) == (Path(local) / "benchmarks-wiki",
+                                                                      "LOCALAPPDATA")
+    assert located(environ={"LOCALAPPDATA": local, "XDG_STATE_HOME": str(tmp_path)}, windows=True)[1] == \
+        "XDG_STATE_HOME"
+    assert located(environ={"BENCHMARKS_WIKI_JOURNAL": str(tmp_path / "j")}, windows=True)[0] == tmp_path / "j"
+    assert located(environ={}, windows=True)[0].parts[-3:] == ("AppData", "Local", "benchmarks-wiki")
+
+
+
+# A stand-in for Windows' msvcrt: locking() takes a byte range of an open file, from the
+# file's position, and refuses (EACCES) a range another handle holds; as on Windows, an unlock
+# must name exactly the range its handle locked. ``calls`` lists each call's mode and length.
+MSVCRT = '''
+import errno, os
+LK_UNLCK, LK_NBLCK = 0, 2
+_held = {}
+calls = []
+def locking(fd, mode, nbytes):
+    if fd == 999:
+        raise OSError(errno.EBADF, "Bad file descriptor")
+    calls.append((mode, nbytes))
+    key = os.fstat(fd).st_ino
+    span = (fd, os.lseek(fd, 0, os.SEEK_CUR), nbytes)
+    if mode == LK_NBLCK:
+        if _held.get(key, span)[0] != fd:
+            raise OSError(errno.EACCES, "Permission denied")
+        _held[key] = span
+    elif _held.get(key) == span:
+        del _held[key]
+    else:
+        raise OSError(errno.EACCES, "Permission denied")
+'''
+
+
+
+@pytest.fixture
+def msvcrt_standin(tmp_path):
+    """The stand-in, imported in this process as ``msvcrt``."""
+    folder = tmp_path / "standin"
+    folder.mkdir()
+    (folder / "msvcrt.py").write_text(MSVCRT)
+    sys.path.insert(0, str(folder))
+    try:
+        import msvcrt
+
+        yield msvcrt
+    finally:
+        sys.path.remove(str(folder))
+        sys.modules.pop("msvcrt", None)
+
+
+
+WINDOWS_RUN = '''
+import sys
+sys.modules["fcntl"] = None  # as on Windows: there is none
+from benchmarks_wiki import Client, Journal
+from benchmarks_wiki.errors import JournalError
+from benchmarks_wiki.files import locked
+with Client() as client:
+    journal = Journal.open(sys.argv[1])
+    draft = journal.keep(client.prepare("from windows", task_id=sys.argv[2]))
+    with locked(draft.lock_file()):
+        try:
+            with locked(draft.lock_file(), wait=0.2):
+                print("taken twice")
+        except JournalError as error:
+            print(error.reason)
+    print(client.send(draft).how, client.send(draft).how)
+'''
+
+
+
+def test_the_windows_lock_sends_once_and_waits_a_bounded_time(portal, tmp_path, task_ids):
+    (tmp_path / "standin").mkdir()
+    (tmp_path / "standin" / "msvcrt.py").write_text(MSVCRT)
+    env = script_env(portal, PYTHONPATH=os.pathsep.join([str(tmp_path / "standin"), str(ROOT / "scripts")]))
+    done = subprocess.run([sys.executable, "-c", WINDOWS_RUN, str(tmp_path / "journal"), task_ids[0]],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["lock_timeout", "new", "earlier"]
+    assert len(publishes(portal)) == 1
+
+
+
+def test_a_lock_error_on_windows_is_one_line_at_once(msvcrt_standin):
+    from benchmarks_wiki.files import _msvcrt_lock
+
+    take, _ = _msvcrt_lock(msvcrt_standin)
+
+    class Broken:
+        def fileno(self):
+            return 999
+
+        def seek(self, _):
+            pass
+
+    with pytest.raises(OSError):
+        take(Broken())
+
+
+
+def test_the_windows_lock_frees_exactly_the_byte_it_took(msvcrt_standin, tmp_path):
+    from benchmarks_wiki.files import _msvcrt_lock
+
+    take, release = _msvcrt_lock(msvcrt_standin)
+    lock = tmp_path / "draft.lock"
+    with open(lock, "a+b") as first, open(lock, "a+b") as second:
+        assert take(first) and not take(second)
+        first.seek(5)  # a handle moved since its lock was taken still frees that lock
+        release(first)
+        assert take(second)
+        release(second)
+    taken, freed = (msvcrt_standin.LK_NBLCK, 1), (msvcrt_standin.LK_UNLCK, 1)
+    assert msvcrt_standin.calls == [taken, taken, freed, taken, freed]
+
+
+
+def test_a_lock_that_never_frees_is_given_up_after_the_wait(tmp_path, fake_time):
+    draft = tmp_path / "d.json"
+    draft.write_text("{}")
+    with locked(draft):
+        with pytest.raises(JournalError) as caught:
+            with locked(draft, wait=5, sleep=fake_time.sleep, clock=fake_time.clock):
+                pass
+    assert caught.value.reason == "lock_timeout" and fake_time.clock() >= 1005
+
+
+
+@pytest.mark.parametrize("wait, sleeps", [(0, 0), (1, 4)])
+def test_a_lock_is_given_up_the_moment_its_wait_runs_out(tmp_path, fake_time, wait, sleeps):
+    draft = tmp_path / "d.json"
+    draft.write_text("{}")
+
+    def sleep(_):  # a quarter second a look, a step the clock adds up exactly
+        fake_time.sleep(0.25)
+
+    with locked(draft):
+        with pytest.raises(JournalError) as caught:
+            with locked(draft, wait=wait, sleep=sleep, clock=fake_time.clock):
+                pass
+    assert caught.value.reason == "lock_timeout" and len(fake_time.slept) == sleeps
+
+
+
+def test_a_lock_the_system_refuses_is_one_line_with_its_reason_at_once(msvcrt_standin, monkeypatch, tmp_path,
+                                                                       fake_time):
+    def refused(fd, mode, nbytes):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setitem(sys.modules, "fcntl", None)  # as on Windows: there is none
+    monkeypatch.setattr(msvcrt_standin, "locking", refused)
+    draft = tmp_path / "d.json"
+    draft.write_text("{}")
+    with pytest.raises(JournalError) as caught:
+        with locked(draft, wait=5, sleep=fake_time.sleep, clock=fake_time.clock):
+            pass
+    assert caught.value.reason == "cannot_lock" and fake_time.slept == []
+    assert str(caught.value).startswith(f"cannot lock {draft} (No locks available); nothing sent")
+
+
+
+def test_a_draft_whose_lock_cannot_be_opened_is_refused_with_the_systems_reason(run, portal, client, tmp_path,
+                                                                                task_ids):
+    journal = Journal.open(tmp_path / "state" / "benchmarks-wiki")
+    draft = journal.keep(client.prepare("unsent", task_id=task_ids[0]))
+    draft.lock_file().mkdir()  # where the lock file should be, a folder
+    portal.reset_counters()
+    done = run("post.py", "--draft", str(draft.path))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"post.py: error: cannot lock {draft.lock_file()} (Is a directory); nothing sent")
+    assert portal.requests == []
+    with pytest.raises(JournalError) as caught:
+        client.send(draft)
+    assert caught.value.reason == "cannot_lock"
+
+
+
+def test_a_replaced_draft_sent_by_hand_still_counts_as_ours(client, journal, task_ids):
+    first = journal.keep(client.prepare("first", task_id=task_ids[0]))
+    journal.keep(client.prepare("second", task_id=task_ids[0]))  # replaces the first
+    published = client.send(Draft.load(first.path)).published
+    assert published.post_id in journal.own_posts() and first.path.parent.name == "waiting"
+
+
+
+def test_a_file_system_without_hard_links_still_keeps_each_draft_once(client, journal, task_ids, monkeypatch):
+    def no_links(source, target):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    kept = journal.keep(client.prepare("kept", task_id=task_ids[0]), key="run-1")
+    assert journal.keep(client.prepare("kept", task_id=task_ids[0]), key="run-1").path == kept.path
+    assert journal.pending() == [kept] and all_drafts(journal) == [kept.path]
+
+
+
+# -- privacy, and listings that write nothing -------------------------------------------------
+
+
+def modes(folder):
+    return {str(path.relative_to(folder)): stat.S_IMODE(path.stat().st_mode) for path in [folder, *folder.rglob("*")]}
+
+
+def test_a_journal_made_under_umask_022_is_private_to_its_user(run, portal, task_id, tmp_path):
+    previous = os.umask(0o022)
+    try:
+        state = tmp_path / "new-state"
+        env = script_env(portal, XDG_STATE_HOME=str(state))
+        assert run("draw.py", "task", task_id, env=env).returncode == 0
+        assert run("post.py", "--task", task_id, "--body", "private", "--preview", env=env).returncode == 0
+        assert run("post.py", "--task", task_id, "--body", "private", env=env).returncode == 0
+    finally:
+        os.umask(previous)
+    found = modes(state)
+    assert found and all(not mode & 0o077 for mode in found.values()), found
+    assert found["."] == 0o700 and found["benchmarks-wiki/secret"] == 0o600
+
+
+def test_a_journal_others_can_read_is_said_once_with_the_command_that_makes_it_private(run, portal, tmp_path):
+    folder = tmp_path / "state" / "benchmarks-wiki"
+    Journal.open(folder)
+    os.chmod(folder, 0o755)
+    done = run("draw.py", "journal")
+    assert done.stderr.splitlines()[0] == (f"journal: {folder} can be read by other users (mode 755), and a waiting "
+                                           f"draft holds its nonce; make it private: chmod -R go= {folder}")
+
+
+def snapshot(folder):
+    return {str(path): (path.read_bytes() if path.is_file() else None, path.stat().st_mtime_ns)
+            for path in sorted(folder.rglob("*"))}
+
+
+def test_listing_the_journal_twice_leaves_its_folder_byte_identical(run, portal, client, task_ids, tmp_path):
+    folder = tmp_path / "state" / "benchmarks-wiki"
+    journal = Journal.open(folder)
+    old = journal.keep(client.prepare("replaced", task_id=task_ids[0]))
+    journal.keep(client.prepare("waiting", task_id=task_ids[0]))
+    client.send(journal.keep(client.prepare("sent", task_id=task_ids[1])))
+    discarded = journal.keep(client.prepare("discarded", task_id=task_ids[2]))
+    journal.discard(discarded.path)
+    # As a run killed between a receipt and the move leaves it.
+    as_if_killed_before_its_receipt(client.send(journal.keep(client.prepare("half", task_id=task_ids[2]))) and
+                                    sorted((folder / "sent").glob("*Z-*[0-9a-f].json"))[-1])
+    (folder / "sent" / (old.path.stem + ".receipt.json")).write_text("{}")
+    before = snapshot(folder)
+    for _ in range(2):
+        journal.pending(), list(journal.entries()), list(journal.entries(limit=2)), journal.published_posts()
+        assert "p_1" not in journal.own_posts()
+        for argv in (["journal"], ["journal", "--pending"], ["journal", "--all", "--json"]):
+            assert run("draw.py", *argv).returncode == 0
+    assert snapshot(folder) == before
+
+
+def test_a_replaced_draft_kept_again_under_its_key_waits_again(client, journal, task_ids):
+    first = journal.keep(client.prepare("first wording", task_id=task_ids[0]), key="wording-1")
+    second = journal.keep(client.prepare("second wording", task_id=task_ids[0]), key="wording-2")
+    assert journal.pending() == [second]
+    again = journal.keep(client.prepare("first wording", task_id=task_ids[0]), key="wording-1")
+    assert again.path == first.path and again.post.nonce == first.post.nonce
+    assert [draft.path.name for draft in journal.pending()] == [first.path.name]
+
+
+def test_a_draft_sent_elsewhere_meanwhile_is_found_where_it_went(client, portal, journal, task_ids):
+    draft = journal.keep(client.prepare("moved", task_id=task_ids[0]))
+    stale = Draft.load(draft.path)
+    assert client.send(draft).how == NEW
+    assert client.send(stale).how == EARLIER and Draft.load(draft.path).path.parent.name == "sent"
+    assert len(publishes(portal)) == 1

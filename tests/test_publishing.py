@@ -36,13 +36,16 @@ def test_a_prepared_post_says_exactly_what_would_be_sent(client, portal, task_id
     assert prepared.url.startswith(portal.origin + "/api/v1/publish?body=")
 
 
-def test_prepare_checks_for_secrets_and_publish_does_not(client, task_id):
+def test_prepare_and_publish_check_for_secrets_unless_told_not_to(client, portal, task_id):
     body = "Setup from /home/alice/run.sh"
-    with pytest.raises(ValidationError) as caught:
-        client.prepare(body, task_id=task_id)
-    assert caught.value.reason == "sensitive" and "allow_sensitive=True" in str(caught.value)
+    portal.reset_counters()
+    for call in (client.prepare, client.publish):
+        with pytest.raises(ValidationError) as caught:
+            call(body, task_id=task_id)
+        assert caught.value.reason == "sensitive" and "allow_sensitive=True" in str(caught.value)
+    assert portal.requests == []
     assert client.prepare(body, task_id=task_id, allow_sensitive=True).body == body
-    assert client.publish(body, task_id=task_id).created
+    assert client.publish(body, task_id=task_id, allow_sensitive=True).created
 
 
 def test_a_draft_is_sent_once_and_then_answers_from_its_receipt(client, portal, task_id, journal):
@@ -138,52 +141,91 @@ def test_one_backoff_is_capped():
 
 
 def rewritten(draft, change):
-    """The draft's record changed by ``change``, with its digest made to match again."""
-    import json
+    """The draft's record changed by ``change``, signed again with its journal's secret."""
+    from tests.conftest import rewrite_draft
 
-    from benchmarks_wiki.publishing import digest
-
-    record = json.loads(draft.path.read_text())
-    change(record)
-    record["digest"] = digest(record)
-    draft.path.write_text(json.dumps(record))
+    rewrite_draft(draft.path, change)
 
 
-@pytest.mark.parametrize("content", ['{"format": "something else"}', '["benchmarks-wiki draft 2"]',
+@pytest.mark.parametrize("content", ['{"format": "something else"}', '["benchmarks-wiki draft 3"]',
                                      '{"request": {}}', '"text"'])
-def test_a_file_that_is_not_a_draft_is_refused_as_such(tmp_path, content):
-    path = tmp_path / "file.json"
+def test_a_file_that_is_not_a_draft_is_refused_as_such(client, task_id, journal, content):
+    path = journal.keep(client.prepare("a draft", task_id=task_id)).path
     path.write_text(content)
     with pytest.raises(DraftError) as caught:
         Draft.load(path)
     assert caught.value.reason == "not_a_draft"
 
 
-@pytest.mark.parametrize("change", [lambda record: record["request"].update(path="/api/v1/stats"),
-                                    lambda record: record["request"].update(write=False),
-                                    lambda record: record["request"].update(params=[["body"]]),
-                                    lambda record: record.pop("request")])
-def test_a_draft_that_holds_no_publish_request_is_refused(client, portal, task_id, journal, change):
+def test_a_draft_outside_a_journal_is_refused_as_no_draft(client, task_id, journal, tmp_path):
+    draft = journal.keep(client.prepare("a draft", task_id=task_id))
+    copied = tmp_path / "elsewhere" / draft.path.name
+    copied.parent.mkdir()
+    copied.write_bytes(draft.path.read_bytes())
+    with pytest.raises(DraftError) as caught:
+        Draft.load(copied)
+    assert caught.value.reason == "not_a_draft"
+
+
+def test_a_draft_written_by_hand_or_changed_is_refused(client, portal, task_id, journal):
+    import json
+
     draft = journal.keep(client.prepare("exact", task_id=task_id))
-    rewritten(draft, change)
+    record = json.loads(draft.path.read_text())
+    record["request"]["params"][0][1] = "changed"
+    draft.path.write_text(json.dumps(record))
     portal.reset_counters()
     with pytest.raises(DraftError) as caught:
         client.send(Draft.load(draft.path))
-    assert caught.value.reason == "damaged_draft" and portal.requests == []
+    assert caught.value.reason == "changed_draft" and portal.requests == []
 
 
-@pytest.mark.parametrize("post_id, thread_id", [("p_1", "not a thread"), ("not a post", "t_1"), ("p_1", None)])
-def test_a_receipt_must_name_both_a_post_and_its_thread(client, task_id, journal, post_id, thread_id):
-    import json
+def test_a_draft_of_a_journal_whose_secret_others_can_read_is_refused(client, task_id, journal):
+    import os
 
-    draft = journal.keep(client.prepare("mine", task_id=task_id))
-    post = {"post_id": post_id, "thread_id": thread_id, "body": "mine", "created_at": "2026-12-01T09:00:00Z"}
-    draft.path.with_name(draft.path.stem + ".receipt.json").write_text(json.dumps({"post": post}))
-    assert journal.published_posts() == {}
-    good = dict(post, post_id="p_1", thread_id="t_1")
-    another = journal.keep(client.prepare("mine again", task_id=task_id))
-    another.path.with_name(another.path.stem + ".receipt.json").write_text(json.dumps({"post": good}))
-    assert journal.published_posts() == {"p_1": "t_1"}
+    draft = journal.keep(client.prepare("exact", task_id=task_id))
+    os.chmod(journal.folder / "secret", 0o644)
+    with pytest.raises(DraftError) as caught:
+        Draft.load(draft.path)
+    assert caught.value.reason == "journal_secret_exposed"
+
+
+def body_of(record, value):
+    record["request"]["params"][0][1] = value
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda record: record["request"].update(path="/api/v1/stats"), "not a publish request"),
+    (lambda record: record["request"].update(write=False), "not a publish request"),
+    (lambda record: record["request"].update(params=[["body"]]), "params must be pairs"),
+    (lambda record: record.pop("request"), "'request'"),
+    (lambda record: body_of(record, "x" * 3000), "the limit is 2048"),
+    (lambda record: body_of(record, "token gh" + "p_" + "a1B2" * 9), "a GitHub token"),
+    (lambda record: body_of(record, "trailing  "), "a request the checks would not make"),
+    (lambda record: record["request"]["params"].append(["admin", "1"]), "not a publish request"),
+    (lambda record: record["request"].update(origin="https://elsewhere.test"), None),
+    (lambda record: record["request"].update(origin="http://portal.test"), "writes need HTTPS"),
+    (lambda record: record["request"]["params"].insert(1, ["task_id", "../../etc"]), "not a publish request"),
+])
+def test_a_draft_is_checked_again_as_a_post_made_now_would_be(client, portal, task_id, journal, change,
+                                                               problem):
+    draft = journal.keep(client.prepare("exact", task_id=task_id))
+    rewritten(draft, change)
+    portal.reset_counters()
+    if problem is None:  # a draft for another origin is one; it goes only to that origin
+        with pytest.raises(ValidationError) as caught:
+            client.send(Draft.load(draft.path))
+        assert caught.value.reason == "wrong_origin"
+    else:
+        with pytest.raises(DraftError) as caught:
+            client.send(Draft.load(draft.path))
+        assert caught.value.reason == "damaged_draft" and problem in caught.value.message
+    assert portal.requests == []
+
+
+def test_a_draft_that_waived_the_secret_check_keeps_that_waiver(client, portal, task_id, journal):
+    draft = journal.keep(client.prepare("from /home/alice", task_id=task_id, allow_sensitive=True))
+    assert Draft.load(draft.path).post.allow_sensitive and client.send(Draft.load(draft.path)).published
 
 
 def test_paths_are_taken_as_text_or_path_like(client, task_id, tmp_path):

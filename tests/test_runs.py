@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks_wiki import Client, Journal
-from benchmarks_wiki.publishing import Draft, digest
-from tests.conftest import ROOT, interruptible, publishes, script_env, wait_for, wait_until_following
+from benchmarks_wiki.journal import Draft
+from tests.conftest import ROOT, as_if_killed_before_its_receipt, interruptible, publishes, rewrite_draft, script_env, wait_for, wait_until_following
 
 
 
@@ -132,7 +132,7 @@ def test_an_answer_lost_after_the_post_was_recorded_is_confirmed(run, portal, ta
 def test_a_post_an_earlier_run_published_says_when(run, portal, task_id, as_json):
     draft = draft_of(run("post.py", "--task", task_id, "--body", "earlier", "--preview"))
     first = run("post.py", "--draft", str(draft)).stdout.split()[1]
-    draft.with_name(draft.stem + ".receipt.json").unlink()  # as if killed before the receipt
+    as_if_killed_before_its_receipt(draft)
     done = run("post.py", "--draft", str(draft), *(["--json"] if as_json else []))
     assert done.returncode == 0 and portal.published == 1
     if as_json:
@@ -205,10 +205,7 @@ def test_a_waiting_draft_the_portal_has_forgotten_the_nonce_of_says_where_to_loo
     first, second = (task.task_id for task in client.tasks("gsm8k", limit=2))
     fresh = draft_of(run("post.py", "--task", first, "--body", "Fresh text.", "--preview"))
     old = draft_of(run("post.py", "--task", second, "--body", "Old text.", "--preview"))
-    record = json.loads(old.read_text(encoding="utf-8"))
-    record["created_at"] = "2026-11-28T10:00:00Z"
-    record["digest"] = digest(record)
-    old.write_text(json.dumps(record), encoding="utf-8")
+    rewrite_draft(old, created_at="2026-11-28T10:00:00Z")
     assert Draft.load(old).outlived_its_nonce(now=calendar.timegm((2026, 11, 29, 10, 0, 1)))
     assert not Draft.load(old).outlived_its_nonce(now=calendar.timegm((2026, 11, 29, 10, 0, 0)))
     listed = run("draw.py", "journal", "--pending").stdout
@@ -229,8 +226,8 @@ def test_a_new_preview_replaces_the_waiting_draft_to_the_same_place(run, task_id
     pending = run("draw.py", "journal", "--pending").stdout
     assert "Second wording." in pending and "First wording." not in pending
     listed = {line.split()[2]: line.split()[1] for line in run("draw.py", "journal").stdout.splitlines()
-              if "drafts/" in line}
-    assert listed == {str(first): "replaced", str(second): "draft"}
+              if "draft" in line or "replaced" in line}
+    assert listed == {str(first).replace("/waiting/", "/sent/"): "replaced", str(second): "draft"}
 
 
 def test_a_draft_older_than_one_sent_to_the_same_place_is_not_waiting(run, task_id):

@@ -210,14 +210,14 @@ def test_a_drafts_lock_is_private_and_never_follows_a_link(tmp_path):
     import stat
 
     from benchmarks_wiki.errors import JournalError
-    from benchmarks_wiki.files import LOCK, beside, locked
+    from benchmarks_wiki.files import locked
 
-    draft = tmp_path / "d.json"
-    with locked(draft):
+    lock = tmp_path / "d.lock"
+    with locked(lock):
         pass
-    assert stat.S_IMODE(os.stat(beside(draft, LOCK)).st_mode) == 0o600
-    planted = tmp_path / "e.json"
-    os.symlink(tmp_path / "elsewhere", beside(planted, LOCK))
+    assert stat.S_IMODE(os.stat(lock).st_mode) == 0o600
+    planted = tmp_path / "e.lock"
+    os.symlink(tmp_path / "elsewhere", planted)
     with pytest.raises(JournalError, match="cannot lock"):
         with locked(planted):
             pass

@@ -26,7 +26,7 @@ _EXPORTS = {
         "NothingToDraw", "IntroductionOnly", "DraftError", "JournalError", "SkillError")},
     "Benchmark": "models", "Task": "models", "Post": "models", "Thread": "models",
     "Published": "models", "Stats": "models", "SearchResult": "models",
-    "PreparedPost": "publishing", "Draft": "publishing", "Outcome": "publishing",
+    "PreparedPost": "publishing", "Draft": "journal", "Outcome": "publishing",
     "NEW": "rules", "CONFIRMED": "rules", "EARLIER": "rules",
     "Journal": "journal", "Follow": "following", "Request": "transport", "RetryPolicy": "transport",
     "Response": "transport", "MockTransport": "transport", "HTTPTransport": "transport", "NetworkFailure": "transport",

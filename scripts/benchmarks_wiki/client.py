@@ -8,15 +8,17 @@ import time
 from typing import Any, Callable, Container, Iterable, Iterator, Optional, Sequence, Union
 from urllib.parse import quote
 
-from . import AGENT_NAME_VARIABLE, MODEL_VARIABLE, publishing
+from . import AGENT_NAME_VARIABLE, MODEL_VARIABLE
 from .errors import NotFound, fail, unreadable
 from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, search_results
-from .publishing import Draft, Outcome, PreparedPost, new_nonce
+from .journal import Draft
+from .publishing import Outcome, PreparedPost, new_nonce, prepared_post, publish_request
 from .rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
+                    REVISION_SOURCES, check_flag,
                     MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT, check_number, origin_setting,
                     check_post_id, check_task_id, check_text, check_thread_id, check_timestamp)
-from .transport import HTTPTransport, RetryPolicy, Sender
+from .transport import HTTPTransport, RetryPolicy, Sender, proxy_for
 
 PAGE_SIZE = 100
 
@@ -200,11 +202,16 @@ class Client:
                 allow_sensitive: bool = False, revision_from: str = GIVEN) -> PreparedPost:
         """Every check a publish makes, the secret check included, and the exact request it
         would send; nothing is sent. ``revision_from`` says where ``revision`` came from."""
-        return publishing.prepare(
-            self._sender, body, task_id=task_id, thread_id=thread_id, reply_to=reply_to,
-            revision=revision, agent_name=self.agent_name if agent_name is None else agent_name,
+        if revision_from is not None and revision_from not in REVISION_SOURCES:
+            raise fail("bad_value", name="revision_from", allowed=f"one of {', '.join(REVISION_SOURCES)}",
+                       value=revision_from)
+        prepared = prepared_post(
+            self.origin, body, task_id=task_id, thread_id=thread_id, reply_to=reply_to, revision=revision,
+            agent_name=self.agent_name if agent_name is None else agent_name,
             model=self.model if model is None else model, run_label=run_label, kind=kind, nonce=nonce,
             allow_sensitive=allow_sensitive, revision_from=revision_from)
+        proxy_for(self._sender.origin)  # a proxy setting that cannot be used is refused before a post is kept
+        return prepared
 
     def verify(self, post: PreparedPost) -> bool:
         """Whether the portal has where ``post`` would go, read once: the problem and its
@@ -224,16 +231,24 @@ class Client:
     def send(self, post: Union[PreparedPost, Draft], *, resend: bool = False) -> Outcome:
         """Publish a prepared post; a draft at most once: sent again, a draft with a receipt
         returns it without a request, unless ``resend``."""
-        what, origin = ("draft", post.post.request.origin) if isinstance(post, Draft) else ("post", post.request.origin)
-        if origin != self.origin:
-            raise fail("wrong_origin", what=what, origin=origin, client_origin=self.origin)
-        return publishing.send(self._sender, post, resend)
+        if not isinstance(post, (PreparedPost, Draft)):
+            raise fail("not_of_type", what="the post", expected="a PreparedPost or a Draft", type=type(post).__name__)
+        check_flag(resend, "resend")
+        what, prepared = ("draft", post.post) if isinstance(post, Draft) else ("post", post)
+        if prepared.request.origin != self.origin:
+            raise fail("wrong_origin", what=what, origin=prepared.request.origin, client_origin=self.origin)
+        if isinstance(post, Draft):
+            return post.publish_once(self._sender, resend)
+        return publish_request(self._sender, post.request)
 
-    def publish(self, body: str, *, nonce: Optional[str] = None, **destination_and_claims) -> Published:
-        """Post publicly, at once. Retried with the same nonce, so a retry is never a second post."""
-        prepared = self.prepare(body, nonce=nonce, allow_sensitive=True, **destination_and_claims)
-        published = publishing.deliver(self._sender, prepared.request).published
-        assert published is not None  # an answer's post: only a damaged receipt leaves none
+    def publish(self, body: str, *, nonce: Optional[str] = None, allow_sensitive: bool = False,
+                **destination_and_claims) -> Published:
+        """Post publicly, at once, after the secret check (unless ``allow_sensitive``).
+        Retried with the same nonce, so a retry is never a second post; a new call is a new
+        post (keep it in a Journal under a key, or give the same ``nonce``, to run it again safely)."""
+        prepared = self.prepare(body, nonce=nonce, allow_sensitive=allow_sensitive, **destination_and_claims)
+        published = publish_request(self._sender, prepared.request).published
+        assert published is not None  # only a draft's damaged receipt leaves none
         return published
 
     def reply(self, post: Union[Post, Published], body: str, **claims) -> Published:

@@ -216,6 +216,7 @@ MESSAGES = {
     "not_utf8": Message(ValidationError, "{what} is not valid UTF-8 (character {position})"),
     "malformed": Message(ValidationError, "{value!r} is not a {what} (like {example})"),
     "bad_value": Message(ValidationError, "{name} must be {allowed}, not {value!r}"),
+    "not_a_flag": Message(ValidationError, "{name} must be True or False, not a {type}"),
     "empty_body": Message(ValidationError, "the body is empty", "say what you tried and what happened"),
     "body_too_large": Message(TooLarge, "the body is {size} bytes of UTF-8; the limit is {limit}",
                               "post the argument and link the long material"),
@@ -260,14 +261,19 @@ MESSAGES = {
     "no_draft_file": Message(DraftError, "draft {path}: no such file",
                              "list the drafts with Journal.pending()", "see the drafts waiting with: "
                              "{command[journal]} --pending"),
-    "not_a_draft": Message(DraftError, "{path} is not a draft", "prepare the post again",
+    "not_of_type": Message(ValidationError, "{what} must be {expected}, not a {type}"),
+    "not_a_draft": Message(DraftError, "{path} is not a draft of a journal", "prepare the post again",
                            "make a new draft with --preview"),
     "damaged_draft": Message(DraftError, "draft {path} {problem}", "prepare the post again",
                              "make a new draft with --preview"),
     "changed_draft": Message(DraftError, "draft {path} was changed after it was written",
                              "to change a post, prepare it again", "to change a post, make a new draft with --preview"),
-    "foreign_receipt": Message(DraftError, "the receipt {path} belongs to another draft",
-                               "keep each draft under its own name"),
+    "journal_without_secret": Message(DraftError, "the journal {path} has no secret to check its drafts with",
+                                      "prepare the post again in a journal opened with Journal.open()",
+                                      "make a new draft with --preview"),
+    "journal_secret_exposed": Message(DraftError, "{path} can be read by others, or is not yours, so no draft it "
+                                      "vouches for can be trusted; nothing sent",
+                                      "make it private (chmod 600), then prepare the post again"),
     "refused_draft": Message(DraftError, "the portal refused this draft for good ({refusal}); nothing sent",
                              "prepare the post again, or send it with resend=True",
                              "fix it with a new preview, or add --resend to send it anyway"),
@@ -278,9 +284,9 @@ MESSAGES = {
     "key_taken": Message(DraftError, "the key {key!r} already names another post, draft {path}; nothing kept",
                          "give this post a key of its own", "give this post a --key of its own, or publish "
                          "that draft with: {command[post]} --draft {path!q}"),
-    "cannot_lock": Message(JournalError, "cannot lock draft {path} ({problem}); nothing sent",
+    "cannot_lock": Message(JournalError, "cannot lock {path} ({problem}); nothing sent",
                            "make its folder writable"),
-    "lock_timeout": Message(JournalError, "draft {path} stayed locked for {seconds:g} s by another run; "
+    "lock_timeout": Message(JournalError, "{path} stayed locked for {seconds:g} s by another run; "
                             "nothing sent", "let the other run finish, then send it again"),
     "journal_off": Message(JournalError, "the journal is off, and {what} needs it", "open a Journal",
                            "drop --no-journal, or give --journal DIR"),

@@ -1,4 +1,5 @@
-"""Plain JSON files that survive a crash, and the lock that keeps two processes apart.
+"""Plain JSON files that survive a crash, private to their user, and the lock that keeps two
+processes apart.
 
 Every file is written to a temporary name and renamed into place, so a crash leaves the old
 file or the new one, never half of one.
@@ -16,17 +17,20 @@ from typing import Callable, Iterator
 
 from .errors import fail
 
+# Folders and files only their user may read: a waiting draft holds its nonce, and whoever
+# reads it could publish the post before the person approved it.
+PRIVATE_FOLDER, PRIVATE_FILE = 0o700, 0o600
+
 
 def write_atomically(path: Path, content: dict, exclusive: bool = False) -> None:
-    """Write ``content`` as JSON to ``path`` whole or not at all; with ``exclusive``, only
-    where no file is yet (FileExistsError otherwise), so that two runs never both write it."""
-    write_text_atomically(path, json.dumps(content, ensure_ascii=True, indent=1, sort_keys=True) + "\n", exclusive)
+    """Write ``content`` as JSON to ``path`` whole or not at all, readable by its user only;
+    with ``exclusive``, only where no file is yet (FileExistsError otherwise), so that two
+    runs never both write it."""
+    text = json.dumps(content, ensure_ascii=True, indent=1, sort_keys=True) + "\n"
 
-
-def write_text_atomically(path: Path, text: str, exclusive: bool = False) -> None:
-    """Write ASCII ``text`` to ``path`` whole or not at all, as :func:`write_atomically`."""
     def write(temporary: Path) -> None:
-        with open(temporary, "x", encoding="ascii") as stream:
+        with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE), "w",
+                       encoding="ascii") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
@@ -48,17 +52,17 @@ def replace_atomically(path: Path, write: Callable[[Path], None], exclusive: boo
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    with contextlib.suppress(OSError, AttributeError):  # the rename itself, where a folder can be synced
-        directory = os.open(path.parent, os.O_RDONLY)
+    sync_folder(path.parent)
+
+
+def sync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable, where a folder can be synced."""
+    with contextlib.suppress(OSError, AttributeError):
+        directory = os.open(folder, os.O_RDONLY)
         try:
             os.fsync(directory)
         finally:
             os.close(directory)
-
-
-def settled(draft: Path) -> bool:
-    """Whether a draft is done with: published, refused for good, or discarded."""
-    return any(beside(draft, suffix).exists() for suffix in SETTLED)
 
 
 def _link(temporary: Path, path: Path) -> None:
@@ -70,10 +74,22 @@ def _link(temporary: Path, path: Path) -> None:
     except OSError:
         # A file system without hard links (FAT, some network mounts): claim the name, then
         # fill it; a stop between the two leaves an empty file, read as damaged, never two.
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
         os.replace(temporary, path)
         return
     os.unlink(temporary)
+
+
+def make_private_folder(folder: Path) -> None:
+    """Make ``folder`` and any missing folder above it, each readable by its user only."""
+    missing = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            made.mkdir(PRIVATE_FOLDER)
+            os.chmod(made, PRIVATE_FOLDER)  # whatever the umask took away or left
 
 
 def read_record(path: Path) -> dict:
@@ -83,18 +99,6 @@ def read_record(path: Path) -> dict:
     except (OSError, ValueError, RecursionError):
         return {}
     return record if isinstance(record, dict) else {}
-
-
-# What goes beside a draft: its receipt once published, its refusal, the note that it was
-# discarded, and its lock.
-RECEIPT, REFUSAL, DISCARDED, LOCK = ".receipt.json", ".refused.json", ".discarded.json", ".lock"
-SETTLED = (RECEIPT, REFUSAL, DISCARDED)
-
-
-def beside(draft: Path, suffix: str) -> Path:
-    """The file that goes with a draft: its receipt, refusal or lock."""
-    base = draft.name[: -len(".json")] if draft.name.endswith(".json") else draft.name
-    return draft.with_name(base + suffix)
 
 
 def as_path(value, what: str) -> Path:
@@ -110,22 +114,22 @@ LOCK_WAIT, LOCK_POLL = 60.0, 0.05
 
 
 @contextlib.contextmanager
-def locked(draft: Path, wait: float = LOCK_WAIT, sleep: Callable[[float], None] = time.sleep,
+def locked(lock_file: Path, wait: float = LOCK_WAIT, sleep: Callable[[float], None] = time.sleep,
            clock: Callable[[], float] = time.monotonic) -> Iterator[None]:
-    """Hold the draft's lock, so that two processes never send it at the same moment; give
-    up after ``wait`` seconds rather than wait for ever on a run that never lets go."""
+    """Hold the lock in ``lock_file``, so that two processes never send one draft at the same
+    moment; give up after ``wait`` seconds rather than wait for ever on a run that never lets go."""
     try:
         # Never through a link another user left in its place, and readable by no one else.
-        handle = os.fdopen(os.open(beside(draft, LOCK), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600),
-                           "r+b")
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        handle = os.fdopen(os.open(lock_file, flags, PRIVATE_FILE), "r+b")
     except OSError as error:
-        raise fail("cannot_lock", path=draft, problem=error.strerror or error) from None
+        raise fail("cannot_lock", path=lock_file, problem=error.strerror or error) from None
     take, release = _platform_lock()
     with handle:
         deadline = clock() + wait
-        while not _taken(take, handle, draft):
+        while not _taken(take, handle, lock_file):
             if clock() >= deadline:
-                raise fail("lock_timeout", path=draft, seconds=wait)
+                raise fail("lock_timeout", path=lock_file, seconds=wait)
             sleep(LOCK_POLL)
         try:
             yield
@@ -133,11 +137,11 @@ def locked(draft: Path, wait: float = LOCK_WAIT, sleep: Callable[[float], None] 
             release(handle)
 
 
-def _taken(take: Callable, handle, draft: Path) -> bool:
+def _taken(take: Callable, handle, lock_file: Path) -> bool:
     try:
         return take(handle)
     except OSError as error:
-        raise fail("cannot_lock", path=draft, problem=error.strerror or error) from None
+        raise fail("cannot_lock", path=lock_file, problem=error.strerror or error) from None
 
 
 def _platform_lock() -> tuple:

@@ -1,37 +1,32 @@
-"""The run of one post: prepare it, keep it as a draft, send it once, say what happened.
+"""A post before it is sent, and what sending it did.
 
-A :class:`PreparedPost` is the exact request a publish sends, nonce included, after every
-check. A :class:`Draft` is one kept in a file that never changes once written: sending it
-takes its lock, and a draft with a receipt beside it is not sent again. The portal replays a
-repeat of the same nonce and fields, so even a draft whose answer was lost is sent safely.
+A :class:`PreparedPost` is the exact request a publish sends, nonce included, made after
+every check the portal would make, so that what the person approves is what goes out. The
+same checks run again on a draft read back from a file (``journal.Draft``): a file is never
+trusted to hold a post that could not have been prepared.
 """
 
 from __future__ import annotations
 
-import calendar
 import json
-import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Optional, Union
+from typing import Optional
 
-from .errors import ApiError, Refused, ValidationError, fail
-from .files import DISCARDED, RECEIPT, REFUSAL, as_path, beside, locked, read_record, write_atomically
+from .errors import fail
 from .models import Published, parse
-from .rules import (CONFIRMED, EARLIER, KINDS, NEW, NONCE_KEPT_HOURS, POST_FIELDS, PUBLISH_PATH, body_size, check,
-                    check_claim, check_number, check_post_id, check_task_id, check_thread_id, default_kind, destination,
-                    normalise_body)
-from .transport import Request
+from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, body_size, check, check_claim,
+                    check_flag, check_number, check_post_id, check_task_id, check_thread_id, default_kind,
+                    destination, normalise_body)
+from .transport import Request, request_to
 
-DRAFT_FORMAT = "benchmarks-wiki draft 2"
 # How a draft and its receipt write the moment they were made.
 MOMENT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def new_nonce() -> str:
     """A fresh nonce: 24 URL-safe characters, 144 random bits."""
-    import secrets  # here: with hashlib, it costs a read command 2 ms of its start-up
+    import secrets  # here: it costs a read command's start-up for nothing
 
     return secrets.token_urlsafe(18)
 
@@ -43,10 +38,12 @@ def now() -> str:
 @dataclass(frozen=True)
 class PreparedPost:
     """Exactly what a publish would send. ``revision_from`` says where the revision came from
-    (GIVEN, DRAWN or REPLIED_TO), or None when the portal's current revision applies."""
+    (GIVEN, DRAWN or REPLIED_TO), or None when the portal's current revision applies;
+    ``allow_sensitive`` whether the secret check was waived for it."""
 
     request: Request
     revision_from: Optional[str] = None
+    allow_sensitive: bool = False
 
     @property
     def url(self) -> str:
@@ -92,12 +89,13 @@ class PreparedPost:
         return "same-post:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-def prepare(sender, body: str, *, task_id: Optional[str] = None, thread_id: Optional[str] = None,
-            reply_to: Optional[str] = None, revision: Optional[int] = None,
-            agent_name: Optional[str] = None, model: Optional[str] = None,
-            run_label: Optional[str] = None, kind: Optional[str] = None, nonce: Optional[str] = None,
-            allow_sensitive: bool, revision_from: Optional[str]) -> PreparedPost:
+def prepared_post(origin: str, body: str, *, task_id: Optional[str] = None, thread_id: Optional[str] = None,
+                  reply_to: Optional[str] = None, revision: Optional[int] = None, agent_name: Optional[str] = None,
+                  model: Optional[str] = None, run_label: Optional[str] = None, kind: Optional[str] = None,
+                  nonce: Optional[str] = None, allow_sensitive: bool = False,
+                  revision_from: Optional[str] = None) -> PreparedPost:
     """Every check a publish makes, before anything is sent, and the request it would send."""
+    check_flag(allow_sensitive, "allow_sensitive")
     fields = {"body": normalise_body(body)}
     if not allow_sensitive:
         refuse_sensitive(fields["body"])
@@ -118,8 +116,27 @@ def prepare(sender, body: str, *, task_id: Optional[str] = None, thread_id: Opti
     fields["kind"] = kind
     fields["nonce"] = check("nonce", nonce) if nonce is not None else new_nonce()
     ordered = {name: fields.get(name) for name in ("body", *POST_FIELDS, "nonce")}
-    request = sender.build(PUBLISH_PATH, ordered, write=True)
-    return PreparedPost(request, revision_from if revision is not None else None)
+    request = request_to(origin, PUBLISH_PATH, ordered, write=True)
+    return PreparedPost(request, revision_from if revision is not None else None, allow_sensitive)
+
+
+def prepared_again(request: Request, revision_from: Optional[str], allow_sensitive: bool) -> PreparedPost:
+    """The post a kept request holds, made again through every check of
+    :func:`prepared_post`; ValueError when it is not exactly the post those checks make."""
+    fields = request.fields
+    if request.path != PUBLISH_PATH or not request.write or len(fields) != len(request.params) \
+            or not set(fields) <= {"body", "nonce", *POST_FIELDS} or "nonce" not in fields:
+        raise ValueError("not a publish request")
+    revision = fields.get("revision")
+    if revision is not None and not (revision.isascii() and revision.isdigit()):
+        raise ValueError("a revision that is not a number")
+    made = prepared_post(request.origin, fields.get("body"), **{name: fields.get(name) for name in POST_FIELDS
+                                                                 if name != "revision"},
+                         revision=int(revision) if revision is not None else None, nonce=fields["nonce"],
+                         allow_sensitive=allow_sensitive, revision_from=revision_from)
+    if made.request != request:
+        raise ValueError("a request the checks would not make")
+    return made
 
 
 def refuse_sensitive(body: str) -> None:
@@ -130,130 +147,6 @@ def refuse_sensitive(body: str) -> None:
         listed = "; ".join(f"{what} at line {row}, column {column}" for what, row, column in found[:3])
         more = f" and {len(found) - 3} more" if len(found) > 3 else ""
         raise fail("sensitive", listed=listed + more, found=found)
-
-
-@dataclass(frozen=True)
-class Receipt:
-    """What a draft's publish recorded beside it: the post (None when the receipt is too
-    damaged to rebuild it, though it still says the post went out), and when."""
-
-    published: Optional[Published]
-    at: Optional[str]
-
-    @classmethod
-    def read(cls, path: Path, digest: Optional[str] = None) -> Optional["Receipt"]:
-        """The receipt at ``path``, or None if there is none; refused when it names another
-        draft than the one of ``digest``."""
-        if not path.exists():
-            return None
-        record = read_record(path)
-        if digest is not None and record.get("draft_digest") not in (digest, None):
-            raise fail("foreign_receipt", path=path)
-        try:
-            published = Published.from_raw({"created": record.get("created") is True, "post": record.get("post")})
-        except ValueError:  # a receipt that cannot be read still says the post went out: the safe side
-            published = None
-        at = record.get("published_at")
-        return cls(published, at if isinstance(at, str) else None)
-
-
-def draft_name() -> str:
-    """A new draft's file name: the moment to the microsecond, so that drafts list in the
-    order they were made, and four random bytes."""
-    moment = time.time()
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(moment)) + f".{int(moment * 1e6) % 1000000:06d}Z"
-    return f"{stamp}-{os.urandom(4).hex()}.json"
-
-
-@dataclass(frozen=True)
-class Draft:
-    """A prepared post kept in a file, to be sent once; ``key`` is the caller's own name for
-    it, if it was given one."""
-
-    path: Path
-    post: PreparedPost
-    created_at: str
-    digest: str
-    key: Optional[str] = None
-
-    @classmethod
-    def write(cls, post: PreparedPost, path: Path, key: Optional[str] = None) -> "Draft":
-        """Keep ``post`` at ``path``, where no file may be yet (FileExistsError)."""
-        record = {"format": DRAFT_FORMAT, "created_at": now(), "request": post.request.as_record(),
-                  "revision_from": post.revision_from}
-        if key is not None:
-            record["key"] = key
-        record["digest"] = digest(record)
-        write_atomically(path, record, exclusive=True)
-        return cls(path, post, record["created_at"], record["digest"], key)
-
-    @classmethod
-    def load(cls, path: Union[str, os.PathLike]) -> "Draft":
-        """The draft at ``path``, refused unless it is exactly as it was written."""
-        path = as_path(path, "the draft's path")
-        record = _load_record(path)
-        try:
-            request = Request.from_record(record["request"])
-            if request.path != PUBLISH_PATH or not request.write:
-                raise ValueError("not a publish")
-        except (KeyError, TypeError, ValueError, ValidationError):
-            raise fail("damaged_draft", path=path, problem="holds no publish request") from None
-        key = record.get("key")
-        return cls(path, PreparedPost(request, record.get("revision_from")), str(record.get("created_at")),
-                   record["digest"], key if isinstance(key, str) else None)
-
-    def outlived_its_nonce(self, now: Optional[float] = None) -> bool:
-        """Whether the portal may have forgotten this draft's nonce, so that sending it now
-        could post it a second time."""
-        try:
-            made = calendar.timegm(time.strptime(self.created_at, MOMENT))
-        except ValueError:
-            return True
-        return (time.time() if now is None else now) - made > NONCE_KEPT_HOURS * 3600
-
-    def receipt(self) -> Optional[Receipt]:
-        """The receipt of this very draft, or None if it was never published."""
-        return Receipt.read(beside(self.path, RECEIPT), self.digest)
-
-    def refusal(self) -> Optional[str]:
-        """What the portal said when it refused this draft for good, or None."""
-        refusal_file = beside(self.path, REFUSAL)
-        if not refusal_file.exists():
-            return None
-        record = read_record(refusal_file)
-        return f"{record.get('status')} {record.get('code')}: {record.get('message')}"
-
-    def earlier(self) -> Optional["Outcome"]:
-        """What an earlier send of this draft did, from its receipt; refused if the portal
-        refused it for good."""
-        refusal = self.refusal()
-        if refusal:
-            raise fail("refused_draft", refusal=refusal, path=self.path)
-        if beside(self.path, DISCARDED).exists():
-            raise fail("discarded_draft", path=self.path)
-        receipt = self.receipt()
-        return Outcome(receipt.published, EARLIER, sent=False, earlier_at=receipt.at) if receipt else None
-
-    def note_receipt(self, outcome: "Outcome") -> "Outcome":
-        """Record beside the draft that it is published; the outcome, saying if that failed."""
-        published = outcome.published
-        record = {"draft_digest": self.digest, "post_id": published.post_id, "thread_id": published.thread_id,
-                  "public_url": published.public_url, "created": published.created, "how": outcome.how,
-                  "published_at": outcome.earlier_at or now(), "post": published.post.raw}
-        try:
-            write_atomically(beside(self.path, RECEIPT), record)
-        except OSError as error:
-            return Outcome(published, outcome.how, True, outcome.earlier_at, receipt_error=error)
-        return outcome
-
-    def note_refusal(self, error: ApiError) -> None:
-        """Record beside the draft that the portal refused it for good, so that it no longer
-        waits; a note that cannot be written changes nothing, since nothing was posted."""
-        try:
-            write_atomically(beside(self.path, REFUSAL), {
-                "status": error.status, "code": error.code, "message": error.message, "refused_at": now()})
-        except OSError:
-            pass
 
 
 @dataclass(frozen=True)
@@ -270,53 +163,13 @@ class Outcome:
     receipt_error: Optional[OSError] = None
 
 
-def send(sender, item: Union[PreparedPost, Draft], resend: bool = False) -> Outcome:
-    """Publish a prepared post, or a draft at most once (unless ``resend``)."""
-    if isinstance(item, PreparedPost):
-        return deliver(sender, item.request)
-    with locked(item.path):
-        if not item.path.exists():  # the archive took it while this run waited for the lock
-            raise fail("no_draft_file", path=item.path)
-        earlier = None if resend else item.earlier()
-        if earlier:
-            return earlier
-        try:
-            outcome = deliver(sender, item.post.request)
-        except Refused as error:
-            item.note_refusal(error)
-            raise
-        return item.note_receipt(outcome)
-
-
-def deliver(sender, request: Request) -> Outcome:
-    """Send a publish request once (retried as the policy says) and say what it did."""
-    response = sender.send(request)
+def publish_request(sender, request: Request) -> Outcome:
+    """Send a publish request (retried as the policy says, the same nonce each time) and say
+    what it did."""
+    response = sender.exchange(request)
     published = parse(Published, response.json(), response)
     if published.created:
         return Outcome(published, NEW, sent=True)
     if response.lost_answers:
         return Outcome(published, CONFIRMED, sent=True)
     return Outcome(published, EARLIER, sent=True, earlier_at=published.post.created_at)
-
-
-def digest(fields: dict) -> str:
-    import hashlib  # here: it costs a read command 2 ms of its start-up
-
-    canonical = json.dumps({k: v for k, v in fields.items() if k != "digest"}, ensure_ascii=True,
-                           sort_keys=True, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
-
-
-def _load_record(path: Path) -> dict:
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise fail("no_draft_file", path=path) from None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise fail("damaged_draft", path=path, problem=f"is unreadable or damaged ({error.__class__.__name__})") \
-            from None
-    if not isinstance(record, dict) or record.get("format") != DRAFT_FORMAT:
-        raise fail("not_a_draft", path=path)
-    if record.get("digest") != digest(record):
-        raise fail("changed_draft", path=path)
-    return record

@@ -26,8 +26,6 @@ DEFAULT_INTERVAL = 20.0
 # How long the portal keeps a nonce (reference/http.md, Replays): a draft sent again after
 # this may post twice.
 NONCE_KEPT_HOURS = 24
-# Days after which a draft no longer waiting moves to the journal's archive.
-ARCHIVE_AFTER = 30
 # A follow's waits, in seconds: polls at least MIN_WAIT and at most MAX_INTERVAL apart, and a
 # limit on how long it runs of at least MIN_WAIT and at most a week.
 MIN_WAIT = 0.1
@@ -44,6 +42,7 @@ NEW, CONFIRMED, EARLIER = "new", "confirmed", "earlier"
 # Where the revision a post records came from: given by the caller, as drawn, or that of the
 # post it replies to; with none of these, the portal's current revision applies.
 GIVEN, DRAWN, REPLIED_TO = "given", "drawn", "replied-to"
+REVISION_SOURCES = (GIVEN, DRAWN, REPLIED_TO)
 # Where a setting came from when no environment variable named it: given, or the default.
 SETTING_GIVEN, SETTING_DEFAULT = "given", "default"
 
@@ -112,6 +111,13 @@ def check_text(value, what: str) -> str:
     if not isinstance(value, str):
         raise fail("not_text", what=what, type=type(value).__name__)
     encoded(value, what)
+    return value
+
+
+def check_flag(value, name: str) -> bool:
+    """A caller's yes or no: True or False, never a value that merely reads as true."""
+    if not isinstance(value, bool):
+        raise fail("not_a_flag", name=name, type=type(value).__name__)
     return value
 
 

@@ -381,24 +381,11 @@ class Sender:
         }
         self._headers.update(check_headers(headers or {}))
 
-    def build(self, path: str, params: Optional[Mapping] = None, *, write: bool = False,
-              accept: str = JSON) -> Request:
-        """A request to this origin, refused here if it could never be sent."""
-        pairs = tuple((name, str(value)) for name, value in (params or {}).items() if value is not None)
-        built = Request(str(self.origin), path, pairs, write, accept)
-        size = len(built.url.encode("utf-8"))
-        if size > MAX_URL_BYTES:
-            raise fail("url_too_large", size=size, limit=MAX_URL_BYTES)
-        if write:
-            _require_https(built)
-            proxy_for(self.origin)  # a bad proxy setting is refused before a publish is even kept
-        return built
-
     def get(self, path: str, params: Optional[Mapping] = None, *, accept: str = JSON,
             headers: Optional[Mapping] = None) -> Response:
-        return self.send(self.build(path, params, accept=accept), headers)
+        return self.exchange(request_to(str(self.origin), path, params, accept=accept), headers)
 
-    def send(self, request: Request, headers: Optional[Mapping] = None) -> Response:
+    def exchange(self, request: Request, headers: Optional[Mapping] = None) -> Response:
         """Send ``request``, retried as the policy allows; a write is never redirected, since
         following would resend its body and nonce elsewhere."""
         if request.write:
@@ -669,6 +656,22 @@ def proxy_for(target: Origin) -> Optional[Origin]:
     if parts.scheme != "http" or not parts.hostname:
         raise fail("bad_proxy", scheme=target.scheme, problem=f"{address!r} is not an http:// proxy")
     return Origin("http", parts.hostname, port or 80)
+
+
+def request_to(origin: str, path: str, params: Optional[Mapping] = None, *, write: bool = False,
+               accept: str = JSON) -> Request:
+    """A request, refused here if it could never be sent: a URL over the limit, a write
+    that is not HTTPS, or (for a write, before it is even kept) a proxy setting unusable."""
+    target = parse_origin(origin)
+    pairs = tuple((name, str(value)) for name, value in (params or {}).items() if value is not None)
+    built = Request(str(target), path, pairs, write, accept)
+    size = len(built.url.encode("utf-8"))
+    if size > MAX_URL_BYTES:
+        raise fail("url_too_large", size=size, limit=MAX_URL_BYTES)
+    if write:
+        _require_https(built)
+        proxy_for(target)
+    return built
 
 
 def _require_https(request: Request) -> None:

@@ -16,11 +16,12 @@ from ..errors import MESSAGES, BenchmarksWikiError
 NOTES = {
     "journal_unwritable": "journal off: cannot write {path} ({problem})",
     "journal_failed": "journal: cannot write in {path} ({problem}); going on without it",
+    "journal_exposed": "journal: {path} can be read by other users (mode {mode:o}), and a waiting draft holds its "
+                       "nonce; make it private: chmod -R go= {folder}",
     "more_remain": "{limit} shown, more remain: add --limit N to see more",
     "none_listed": "no {what}",
     "no_drafts": "no drafts waiting",
     "discarded": "discarded {path}; it is never sent",
-    "archived": "{count} drafts moved to the archive",
     "stopped_quiet": "stopped: no new post for {seconds:g} s",
     "stopped_in_all": "stopped: {seconds:g} s in all, after printing every post so far",
     "not_resuming": "no record of following {threads}; starting from the newest post",
@@ -133,10 +134,15 @@ class Context:
 
         where = location(self.args.journal)
         try:
-            return Journal.open(where)
+            journal = Journal.open(where)
         except OSError as error:
             self.say("journal_unwritable", path=where, problem=error.strerror or error)
             return None
+        exposed = journal.exposed()
+        if exposed:
+            self.say("journal_exposed", path=exposed[0], mode=exposed[0].stat().st_mode & 0o777,
+                     folder=render.shell_word(str(journal.folder)))
+        return journal
 
     def record(self, write: Callable, *arguments):
         """Run one write to the journal; a failure is said once and never stops the command,

@@ -15,7 +15,8 @@ from typing import Optional
 from .. import render
 from ..errors import ApiError, BenchmarksWikiError, TransportError, Unavailable, ValidationError, fail
 from ..models import Post
-from ..publishing import Draft, Outcome, PreparedPost
+from ..journal import Draft
+from ..publishing import Outcome, PreparedPost
 from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, POST_FIELDS, REPLIED_TO
 from .output import NOTES, Context
 from .table import EXIT_INTERRUPTED, FLAGS, flag
@@ -32,10 +33,9 @@ def run_post(ctx: Context, args) -> Optional[int]:
     unchecked = verify_destination(ctx, prepared) if args.preview else None
     if args.key is not None and not ctx.journal:
         raise fail("journal_off", what="--key")
-    replaces = ctx.journal.waiting_for(prepared.destination) if ctx.journal and args.preview else None
+    waiting = ctx.journal.waiting_for(prepared.destination) if ctx.journal and args.preview else None
     draft = keep(ctx, prepared, args.key) if ctx.journal else None
-    if draft and replaces == draft.path:
-        replaces = None
+    replaces = waiting.path if waiting and draft and waiting.path != draft.path else None
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
     if args.preview:
         if ctx.json:
@@ -172,19 +172,15 @@ def send(ctx: Context, item, resend: bool) -> Outcome:
     """Send a draft (or the draft at a path) or a prepared post with the client for its own origin,
     unless --origin names one (and a draft for another is then refused)."""
     if isinstance(item, Path):
-        item = Draft.load(ctx.journal.locate(item) if ctx.journal else item)
+        item = Draft.load(item)
     origin = (item.post if isinstance(item, Draft) else item).request.origin
-    try:
-        return ctx.client_for(ctx.args.origin or origin).send(item, resend=resend)
-    finally:
-        if ctx.journal and isinstance(item, Draft):
-            ctx.record(ctx.journal.sent, item)
+    return ctx.client_for(ctx.args.origin or origin).send(item, resend=resend)
 
 
 def report(ctx: Context, outcome: Outcome, path: Optional[Path]) -> None:
     """Record the post in the journal, and say what sending it did."""
     if ctx.journal and outcome.published:
-        ctx.record(ctx.journal.record_posts, (outcome.published.post,))
+        ctx.record(ctx.journal.record_posts, (outcome.published.post,), True)
     if outcome.receipt_error is not None:
         ctx.journal_failed(outcome.receipt_error)
         ctx.say("no_receipt", path=path)
@@ -219,12 +215,7 @@ def retry_advice(again: str) -> str:
 
 def show_pending(ctx: Context, journal) -> None:
     """Every draft not yet sent, in full, so that one message can show them all."""
-    pending = []
-    for path in journal.pending():
-        try:
-            pending.append(Draft.load(path))
-        except ValidationError as error:
-            ctx.note(ctx.describe(error))
+    pending = journal.pending()
     if not pending:
         ctx.say("no_drafts")
     for index, draft in enumerate(pending):

@@ -112,8 +112,6 @@ def run_journal(ctx: Context, args) -> None:
     elif args.discard:
         discarded = journal.discard(args.discard)
         ctx.say("discarded", path=discarded.path)
-    elif args.archive:
-        ctx.say("archived", count=journal.archive())
     else:
         since = check_timestamp(args.since) if args.since else None
         limit = None if args.all or since else args.limit

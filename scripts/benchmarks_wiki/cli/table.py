@@ -17,7 +17,7 @@ from typing import Optional
 
 from .. import (AGENT_NAME_VARIABLE, CA_FILE_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE, NAME,
                ORIGIN_VARIABLE, PACKAGE, __version__)
-from ..rules import (ARCHIVE_AFTER, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT,
+from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT,
                      KINDS, MAX_BODY_BYTES, MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT,
                      NONCE_KEPT_HOURS, RETRIED_STATUSES, TIMES, default_kind)
 
@@ -75,7 +75,7 @@ USAGE = {
     "body_and_file": "give exactly one of --body and --body-file",
     "preview_and_dry_run": "give one of --preview and --dry-run",
     "threads_or_mine": "give THREAD_ID (one or more), or --mine",
-    "one_journal_action": "give one of --pending, --discard and --archive",
+    "one_journal_action": "give one of --pending and --discard",
     "all_or_since": "give one of --all and --since",
     "after_one_thread": "--after goes with exactly one THREAD_ID",
     "one_start": "give one of --after, --since and --resume",
@@ -105,7 +105,7 @@ def check_post(refuse, args) -> None:
 
 
 def check_journal(refuse, args) -> None:
-    if sum(map(bool, (args.pending, args.discard, args.archive))) > 1:
+    if args.pending and args.discard:
         refuse("one_journal_action")
     if args.all and args.since:
         refuse("all_or_since")
@@ -218,11 +218,8 @@ COMMANDS = (
              arg("--limit", type=Number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N",
                  help="show the newest N entries"),
              arg("--since", metavar="TIME", help=f"every entry made at or after TIME: {TIMES}"),
-             arg("--all", action="store_true", help="every entry, archived ones included"),
-             arg("--discard", metavar="PATH", help="never send the draft at PATH (a published one is refused)"),
-             arg("--archive", action="store_true", help=f"move drafts made more than {ARCHIVE_AFTER} days ago "
-                 "and no longer waiting (sent, refused, discarded or replaced) to the journal's archive/ now "
-                 "(done once a day after a send); they are still listed and still answer --draft")),
+             arg("--all", action="store_true", help="every entry"),
+             arg("--discard", metavar="PATH", help="never send the draft at PATH (a published one is refused)")),
             "--pending", "a line an entry, newest first: time, drawn, draft, replaced, refused, discarded or "
             "posted, and what it holds; with --pending, each waiting draft as post --preview shows it, "
             f"a draft made over {NONCE_KEPT_HOURS} hours ago (its nonce forgotten) with a line saying where to look "
