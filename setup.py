@@ -13,7 +13,7 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from benchmarks_wiki.skill import BUNDLED, top_level_paths  # noqa: E402
+from benchmarks_wiki.cli.setting_up import BUNDLED, top_level_paths  # noqa: E402
 
 
 class BuildWithSkillFiles(build_py):

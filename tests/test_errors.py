@@ -8,7 +8,7 @@ import string
 import pytest
 
 from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
-from benchmarks_wiki.cli.output import remedy
+from benchmarks_wiki.cli.context import remedy
 from benchmarks_wiki.errors import (MESSAGES, BenchmarksWikiError, NotFound, Refused, Unavailable, UnreadableAnswer,
                                     fail)
 from benchmarks_wiki.transport import MockTransport, NetworkFailure, Response
@@ -172,7 +172,7 @@ def test_the_three_kinds_keep_their_exit_codes():
 
 
 def test_every_flag_a_message_names_is_a_flag_of_the_command_line():
-    from benchmarks_wiki.cli.output import NOTES
+    from benchmarks_wiki.cli.messages import NOTES
     from benchmarks_wiki.cli.posting import POST_ADVICE
     from benchmarks_wiki.cli.table import COMMANDS, COMMON, USAGE
 

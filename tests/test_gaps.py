@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from benchmarks_wiki import ApiError, Client, NotFound, TransportError, UnreadableAnswer, Unavailable, ValidationError
-from benchmarks_wiki import cli, render, transport
+from benchmarks_wiki import cli, transport
+from benchmarks_wiki.cli import render
 from benchmarks_wiki.sensitive import find_sensitive
 from benchmarks_wiki.transport import MockTransport, NetworkFailure, Request, Response
 from tests.test_connections import RawServer
@@ -160,7 +161,7 @@ def test_a_preview_and_its_record_name_the_kind_the_post_will_have(destination, 
 
 
 def test_the_reference_pages_are_written_then_checked(tmp_path, monkeypatch, capsys):
-    from benchmarks_wiki.cli import manual
+    from tests import references as manual
 
     assert manual.main([str(tmp_path)]) == 0
     assert capsys.readouterr().out == "written: " + ", ".join(manual.pages()) + "\n"

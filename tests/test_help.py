@@ -8,9 +8,8 @@ import subprocess
 import pytest
 
 from benchmarks_wiki import cli
-from benchmarks_wiki.cli.completing import bash, fish, zsh
-from benchmarks_wiki.cli.helping import WIDTH, command_help, label, program_help, rows
-from benchmarks_wiki.cli.table import COMMANDS, VIEWS, arg
+from benchmarks_wiki.cli.setting_up import bash, fish, zsh
+from benchmarks_wiki.cli.table import COMMANDS, VIEWS
 from benchmarks_wiki.sandbox import SAMPLE_THREAD_ID, Catalogue
 from tests.certs import CA_FILE
 
@@ -30,27 +29,6 @@ def test_every_command_and_argument_says_what_it_does():
             assert argument.options.get("help"), f"{command.name} {argument.flags[0]}"
 
 
-@pytest.mark.parametrize("entry", EVERY, ids=named)
-def test_each_command_has_its_own_help_with_an_example(entry):
-    view, command, parent = entry
-    text = command_help(view, command, parent if command is not parent else None)
-    assert text.startswith("usage: ") and command.summary in text
-    for argument in command.arguments:
-        assert argument.options["help"] in " ".join(text.split())
-    assert "example:" in text or command.actions
-    assert text.splitlines()[0].endswith("}") is bool(command.actions)
-    assert ("\nactions:\n" in text) is bool(command.actions)
-    assert (f"\nprints: {command.prints}\n" in text) is bool(command.prints)
-    if not view.single:
-        assert "--retries N " not in text  # the common options are shown once, in the program's help
-
-
-def test_a_programs_help_lists_its_commands_and_the_common_options_once():
-    text = program_help(VIEWS["draw"])
-    assert "  try [BENCH] " in text and "\n  post" not in text and "to publish: post.py" in text
-    assert text.count("--retries N") == 1 and "(0 to 10; default 3)" in text
-
-
 def run_main(capsys, view, *argv):
     try:
         code = cli.main(list(argv), view=view)
@@ -60,40 +38,67 @@ def run_main(capsys, view, *argv):
     return code, out, err
 
 
+def help_of(capsys, entry):
+    view, command, parent = entry
+    key = next(key for key, value in VIEWS.items() if value is view)
+    words = [] if view.single else [*([parent.name] if command is not parent else []), command.name]
+    code, out, err = run_main(capsys, key, *words, "--help")
+    assert code == 0 and err == ""
+    return out
+
+
+@pytest.mark.parametrize("entry", EVERY, ids=named)
+def test_each_command_has_its_own_help_with_an_example(capsys, entry):
+    view, command, parent = entry
+    text = help_of(capsys, entry)
+    assert text.startswith("usage: ") and command.summary in " ".join(text.split())
+    for argument in command.arguments:
+        assert argument.options["help"] in " ".join(text.split())
+        assert str(argument.options.get("range", "")) in " ".join(text.split())
+    assert "example:" in text or command.actions
+    assert (f"\nprints: {command.prints}\n" in text) is bool(command.prints)
+    if not view.single:
+        assert "--retries N " not in text  # the common options are shown once, in the program's help
+
+
+def test_a_programs_help_lists_its_commands_and_the_common_options_once(capsys):
+    code, out, err = run_main(capsys, "draw", "--help")
+    assert "    try  " in out and "\n    post" not in out
+    assert out.count("\n  --retries N") == 1 and "(a whole number, 0 to 10; default 3)" in " ".join(out.split())
+
+
 @pytest.mark.parametrize("argv", [["skill", "install", "--help"], ["try", "--help"], ["--help"]])
 def test_help_is_printed_for_what_is_named(capsys, argv):
     code, out, err = run_main(capsys, "benchmarks-wiki", *argv)
     assert code == 0 and err == ""
-    assert out.startswith("usage: benchmarks-wiki " + (" ".join(argv[:-1]) if len(argv) > 1 else "COMMAND"))
+    assert out.startswith("usage: benchmarks-wiki " + (" ".join(argv[:-1]) if len(argv) > 1 else "[-h]"))
     if argv[0] == "skill":
         assert "--dest DIR" in out and "--out" not in out
 
 
 @pytest.mark.parametrize("flag", ["--help", "-h"])
-def test_help_of_a_command_with_actions_lists_them_and_how_to_get_theirs(capsys, flag):
+def test_help_of_a_command_with_actions_lists_them(capsys, flag):
     code, out, err = run_main(capsys, "benchmarks-wiki", "skill", flag)
     assert code == 0 and err == ""
-    lines = out.splitlines()
-    assert lines[0] == "usage: benchmarks-wiki skill {pack,install}"
-    actions = lines.index("actions:")
-    assert lines[actions + 1].split() == ["pack", "write", "the", "skill", "as", "benchmarks-wiki.zip"]
-    assert lines[actions + 2].startswith("  install ")
-    assert "an action's options: benchmarks-wiki skill ACTION --help" in lines
+    assert out.startswith("usage: benchmarks-wiki skill [-h] ACTION ...")
+    assert "pack " in out and "write the skill as benchmarks-wiki.zip" in out and "  install " in out
     assert "prints:" not in out and "example:" not in out
 
 
-@pytest.mark.parametrize("argument, shown", [
-    (arg("shell", help="a shell"), "SHELL"), (arg("bench", nargs="?", help="a benchmark"), "[BENCH]"),
-    (arg("thread_ids", nargs="*", help="threads"), "[THREAD_IDS ...]"), (arg("--out", help="a folder"), "--out OUT"),
-])
-def test_an_argument_without_a_metavar_is_shown_by_its_name_in_capitals(argument, shown):
-    assert label(argument) == shown
+def test_a_value_that_looks_like_help_is_a_value_where_an_option_takes_one(sandbox_env, capsys):
+    code, out, err = run_main(capsys, "draw", "search", "--list", "--", "-h")
+    assert code == 0 and "usage:" not in out
+    assert any(request.params.get("q") == "-h" for request in sandbox_env.requests)
 
 
 @pytest.mark.parametrize("view, argv, words", [
     ("draw", ["tyr"], "draw.py: error: draw.py has no command 'tyr'; did you mean try?"),
     ("draw", ["post", "--task", "x"], "draw.py: error: post is not draw.py's; use: python3 "),
     ("draw", ["xyzzy"], "draw.py: error: draw.py has no command 'xyzzy' (see --help)"),
+    ("draw", ["tasks", "gsm8k", "--jsno"], "draw.py: error: no option --jsno; did you mean --json? (see --help)"),
+    ("post", ["--tsk", "x", "--body", "y"], "post.py: error: no option --tsk; did you mean --task? (see --help)"),
+    ("draw", ["try", "--pool", "many"], "draw.py try: error: --pool takes a whole number, not 'many' (see --help)"),
+    ("follow", ["t_1", "--interval", "soon"], "follow.py: error: --interval takes a number, not 'soon'"),
     ("draw", [], "draw.py: error: give a command: try, stats,"),
     ("post", ["--task", "x", "--body", "-x"], "--body takes a value; one that starts with - is written --body=VALUE"),
     ("benchmarks-wiki", ["skill"], "benchmarks-wiki skill: error: give a command: pack, install"),
@@ -217,22 +222,17 @@ def test_a_commands_help_ends_naming_the_common_options_unless_it_sets_up(capsys
     prog = VIEWS[view].prog
     assert code == 0 and err == ""
     last = out.splitlines()[-1]
-    assert (last.startswith("options for every command: --json, --origin URL, --retries N, ")
+    assert (last.startswith("options for every command: --json, --origin, --retries, ")
             and last.endswith(f", --verbose (see {prog} --help)")) is common
     assert ("options for every command" in out) is common
 
 
-@pytest.mark.parametrize("length", [WIDTH - 4, WIDTH - 3, WIDTH - 2])
-def test_help_columns_stay_two_spaces_apart_or_the_help_goes_below(length):
-    left = "x" * length
-    [text] = rows([(left, "what it does")])
-    first, *rest = text.split("\n")
-    assert first.startswith("  " + left)
-    if rest:  # too long to share a line: the help goes below, in its column
-        assert first == "  " + left and rest == [" " * WIDTH + "what it does"]
-    else:
-        spaces = WIDTH - 2 - length
-        assert spaces >= 2 and first == "  " + left + " " * spaces + "what it does"
+def test_help_reads_the_same_on_every_terminal(capsys, monkeypatch):
+    texts = set()
+    for columns in ("40", "200"):
+        monkeypatch.setenv("COLUMNS", columns)
+        texts.add(run_main(capsys, "post", "--help")[1])
+    assert len(texts) == 1
 
 
 def test_fish_completes_each_common_option_by_its_whole_name(capsys):

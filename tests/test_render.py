@@ -3,7 +3,7 @@ shape a field, a listing or an entry can take."""
 
 import pytest
 
-from benchmarks_wiki import render
+from benchmarks_wiki.cli import render
 from benchmarks_wiki.models import Benchmark, Task
 
 # Written out here, apart from the code: C0 controls but tab and line feed, DEL and C1 controls,

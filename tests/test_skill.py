@@ -220,15 +220,15 @@ def test_ci_runs_the_readme_test_command():
 
 
 def test_the_references_are_generated_from_the_code_and_current():
-    from benchmarks_wiki.cli import manual
+    from tests import references as manual
 
     stale = [name for name, text in manual.pages().items()
              if (ROOT / "reference" / name).read_text(encoding="utf-8") != text]
-    assert stale == [], "run: PYTHONPATH=scripts python3 -m benchmarks_wiki.cli.manual reference"
+    assert stale == [], "run: python3 -m tests.references"
 
 
 def test_a_program_of_two_commands_gets_contents_and_both_names_in_the_index(monkeypatch):
-    from benchmarks_wiki.cli import manual
+    from tests import references as manual
     from benchmarks_wiki.cli.table import BY_NAME, SCRIPTS, VIEWS, View
 
     monkeypatch.setitem(VIEWS, "pair", View("pair.py", "Two commands.", (BY_NAME["stats"], BY_NAME["doctor"]), SCRIPTS))
@@ -239,7 +239,7 @@ def test_a_program_of_two_commands_gets_contents_and_both_names_in_the_index(mon
 
 
 def test_what_a_docstring_lists_is_everything_after_its_first_colon():
-    from benchmarks_wiki.cli.manual import listed_in
+    from tests.references import listed_in
 
     def documented():
         """Never sent again: a 400: bad request, or a 404. The rest is not listed."""
@@ -253,8 +253,8 @@ def test_no_document_is_over_twelve_thousand_bytes(document):
 
 
 def test_every_message_is_in_the_troubleshooting_references():
-    from benchmarks_wiki.cli.manual import message_line, shown
-    from benchmarks_wiki.cli.output import NOTES
+    from tests.references import message_line, shown
+    from benchmarks_wiki.cli.messages import NOTES
     from benchmarks_wiki.cli.table import USAGE
     from benchmarks_wiki.errors import MESSAGES
 
@@ -268,8 +268,8 @@ OUTCOME_WORDS = re.compile(r"`((?:posted|already published)[^`]*)`")
 
 
 def test_each_outcome_is_worded_once_everywhere():
-    from benchmarks_wiki.cli.manual import shown
-    from benchmarks_wiki.render import OUTCOMES
+    from tests.references import shown
+    from benchmarks_wiki.cli.messages import OUTCOMES
 
     worded = {shown(text) for text in OUTCOMES.values()}
     for document in [ROOT / "README.md", *DOCUMENTS]:

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmarks_wiki import __version__, skill
+from benchmarks_wiki import __version__
+from benchmarks_wiki.cli import setting_up as skill
 from benchmarks_wiki.errors import SkillError
 from tests.conftest import ROOT, script_env
 from tests.test_skill import frontmatter, frontmatter_problems
@@ -414,7 +415,7 @@ def run_steps(steps, env, folder, seen):
 
 
 def test_the_old_skill_goes_whatever_it_was_and_a_link_leaves_its_target(tmp_path):
-    from benchmarks_wiki.skill import _discard
+    from benchmarks_wiki.cli.setting_up import _discard
 
     target = tmp_path / "kept"
     (target / "inner").mkdir(parents=True)

@@ -14,13 +14,11 @@ from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, search_results
 from .journal import Draft
 from .publishing import Outcome, PreparedPost, new_nonce, prepared_post, publish_request
-from .rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    REVISION_SOURCES, check_flag,
-                    MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT, check_number, origin_setting,
+from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
+                    INTERVAL, LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, WAIT, check_flag, check_settings,
+                    origin_setting,
                     check_post_id, check_task_id, check_text, check_thread_id, check_timestamp)
 from .transport import HTTPTransport, RetryPolicy, Sender, proxy_for
-
-PAGE_SIZE = 100
 
 __all__ = ["Client", "DEFAULT_ORIGIN", "new_nonce"]
 
@@ -44,8 +42,9 @@ class Client:
         # Claims are checked when a post is made, so that a bad default never stops a read.
         self.agent_name = agent_name if agent_name is not None else env.get(AGENT_NAME_VARIABLE) or None
         self.model = model if model is not None else env.get(MODEL_VARIABLE) or None
-        check_number(retries, "retries", 0, MAX_RETRIES)
-        check_number(timeout, "timeout", 0, MAX_TIMEOUT, whole=False, above=True)
+        check_settings(timeout, retries)
+        if headers is not None and not isinstance(headers, dict):
+            raise fail("not_of_type", what="headers", expected="a dict", type=type(headers).__name__)
         self._clock = clock
         self._sleep = sleep
         self._sender = Sender(origin_setting(origin, env)[0],
@@ -100,8 +99,8 @@ class Client:
     def sample_many(self, slug: Optional[str] = None, count: int = 1, pool: int = DEFAULT_POOL,
                     rng: Optional[random.Random] = None) -> list:
         """``count`` distinct problems among the benchmark's first ``pool``, drawn uniformly."""
-        check_number(pool, "pool", 1, MAX_POOL)
-        check_number(count, "count", 1, pool)
+        POOL.check(pool, "pool")
+        COUNT.check(count, "count")
         chooser: Any = rng if rng is not None else random  # the module: its seed is the caller's
         if slug is None:
             served = [bench.slug for bench in self.benchmarks() if bench.has_problems]
@@ -285,10 +284,10 @@ class Client:
         return self._follow(thread_ids, interval, timeout, max_time, since, seen, None, exclude)
 
     def _follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude) -> Follow:
-        check_number(interval, "interval", MIN_WAIT, MAX_INTERVAL, whole=False)
+        INTERVAL.check(interval, "interval")
         for name, value in (("timeout", stop_after), ("max_time", max_time)):
             if value is not None:
-                check_number(value, name, MIN_WAIT, MAX_WAIT, whole=False)
+                WAIT.check(value, name)
         since = check_timestamp(since) if since is not None else None
         return Follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude)
 
@@ -306,7 +305,7 @@ class Client:
     def _items(self, path: str, params: dict, model, limit: Optional[int] = None) -> Iterator:
         """The items of a paged list, following next_cursor, asking for no more than ``limit``."""
         if limit is not None:
-            check_number(limit, "limit", 1)
+            LIMIT.check(limit, "limit")
         return self._pages(path, dict(params), model, limit)
 
     def _pages(self, path: str, params: dict, model, limit: Optional[int]) -> Iterator:
@@ -320,18 +319,26 @@ class Client:
 
     def _each_page(self, path: str, params: dict, key: str, limit: Optional[int] = None) -> Iterator[tuple]:
         """Each page of a paged list, following next_cursor: the page, its answer and the
-        list it holds under ``key``, asking for no more than ``limit`` items in all."""
-        given = 0
-        while True:
+        list it holds under ``key``, asking for no more than ``limit`` items in all. A page
+        longer than asked, a cursor given before, or more than MAX_PAGES pages is a
+        malformed answer: a list must end."""
+        given, cursors = 0, set()
+        for _ in range(MAX_PAGES):
             params["limit"] = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - given)
             response = self._sender.get(path, params)
             page = response.json()
             items = _list_of(page, key, response)
+            if len(items) > params["limit"]:
+                raise unreadable(response.status, response.route, f"{len(items)} {key} on a page of {params['limit']}")
             yield page, response, items
             given += len(items)
             params["cursor"] = _next_cursor(page, response)
-            if not params["cursor"]:
+            if not params["cursor"] or (limit is not None and given >= limit):
                 return
+            if params["cursor"] in cursors:
+                raise unreadable(response.status, response.route, "a next_cursor given before: the list never ends")
+            cursors.add(params["cursor"])
+        raise unreadable(response.status, response.route, f"more than {MAX_PAGES} pages")
 
 
 def _is_the_one_asked(made, field: str, asked: str, response):

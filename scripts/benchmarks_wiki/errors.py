@@ -1,51 +1,47 @@
-"""Every way a call can fail, and the one table of what each says.
+"""Every way a call can fail, by what happened, and the one table of what each says.
 
-Three kinds, each with the exit code the command line reports it with (``ApiError`` 1,
-``ValidationError`` 2, ``TransportError`` 3), and beneath them a class for each thing that
-can happen, so that a caller can ``except`` what happened: ``NotFound``, ``TimedOut``,
-``RedirectRefused``, ``JournalError``, ...
+Under :class:`BenchmarksWikiError`, the client documentation's three kinds: ``ApiError``
+(the portal answered with an error, or with an answer the client cannot use),
+``TransportError`` (the network failed before a complete answer arrived) and
+``ValidationError`` (the client refused, almost always before sending anything); and
+``LocalError``, for a file on this machine that cannot be used. Beneath them, a class for
+each thing that can happen, so that a caller can ``except`` what happened: ``NotFound``,
+``TimedOut``, ``RedirectRefused``, ``JournalError``, ...
 
-Each error is built once, whole, from :data:`MESSAGES`: its ``reason`` (a key of that
-table) names the message, the library's remedy (``hint``) and, where the command line has
-a flag or a command for it, the command line's own words (``advice``). The facts the
-message was made from stay on the error as ``facts``.
+Each error is made whole from :data:`MESSAGES` when it is raised: its ``reason`` (a key of
+that table) names the class, the message and the remedy (``hint``); the facts the message
+was made from stay on it as ``facts``. The words are the library's: the command line adds
+its own remedies, in its own table.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Type, TypeVar, cast
-
+from typing import NamedTuple, Optional, Type
 
 
 class BenchmarksWikiError(Exception):
     """Base of every error the client raises."""
 
-    exit_code = 1
-    # Arguments of the constructor besides message and hint, for :func:`fail` to pass on.
-    _attributes: tuple = ()
-
-    def __init__(self, message: str, hint: Optional[str] = None, *, reason: Optional[str] = None,
-                 facts: Optional[dict] = None, write: bool = False, attempts: int = 1):
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
+    def __init__(self, reason: str, *, write: bool = False, attempts: int = 1, **facts):
+        entry = MESSAGES[reason]
         self.reason = reason
-        self.facts = dict(facts or {})
+        self.facts = facts
+        self.message = entry.text.format(**facts)
         # Whether the request that failed was a publish: only a write can leave a post behind.
         self.write = write
         # How many times the request was sent before this was raised.
         self.attempts = attempts
-
-    def summary(self) -> str:
-        return self.message + self._after()
-
-    def _after(self) -> str:
-        return f" (after {self.attempts} attempts)" if self.attempts > 1 else ""
+        self.hint = RESEND.format(when=_when(facts)) if self.outcome_unknown else \
+            entry.hint.format(**facts) if entry.hint else None
+        super().__init__(str(self))
 
     @property
     def outcome_unknown(self) -> bool:
         """For a publish: whether the post may have been recorded although this was raised."""
         return False
+
+    def summary(self) -> str:
+        return self.message + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")
 
     def __str__(self) -> str:
         return f"{self.summary()}; {self.hint}" if self.hint else self.summary()
@@ -54,34 +50,26 @@ class BenchmarksWikiError(Exception):
 class ApiError(BenchmarksWikiError):
     """The portal answered with an error, or with an answer the client could not read."""
 
-    _attributes = ("status", "code", "retry_after")
-
-    def __init__(self, status: int, code: str, message: str, hint: Optional[str] = None, *,
-                 retry_after: Optional[float] = None, **context):
-        super().__init__(message, hint, **context)
+    def __init__(self, reason: str, *, status: int, code: str, retry_after: Optional[float] = None, **rest):
         self.status = status
         self.code = code
         self.retry_after = retry_after
+        super().__init__(reason, status=status, code=code, **rest)
 
     def summary(self) -> str:
-        return f"{self.status} {self.code}: {self.message}{self._after()}"
-
-    @property
-    def refused_for_good(self) -> bool:
-        """A definite refusal, which no retry changes: nothing was posted."""
-        return False
+        return f"{self.status} {self.code}: {super().summary()}"
 
     @property
     def outcome_unknown(self) -> bool:
-        return self.write and not self.refused_for_good
+        return self.write
 
 
 class Refused(ApiError):
     """The portal refused the request for good (a 4xx other than 429): nothing was posted."""
 
     @property
-    def refused_for_good(self) -> bool:
-        return True
+    def outcome_unknown(self) -> bool:
+        return False
 
 
 class NotFound(Refused):
@@ -101,65 +89,42 @@ class UnreadableAnswer(ApiError):
 class TransportError(BenchmarksWikiError):
     """The network failed before a complete answer arrived."""
 
-    exit_code = 3
-    _attributes = ("sent",)
-
-    def __init__(self, message: str, hint: Optional[str] = None, *, sent: bool = True, **context):
-        super().__init__(message, hint, **context)
+    def __init__(self, reason: str, *, sent: bool = True, **rest):
         # False when the request cannot have reached the portal (the connection never opened).
         self.sent = sent
-
-    @property
-    def retryable(self) -> bool:
-        """Whether sending again can help; False where it cannot: a certificate that fails,
-        a host that does not resolve, a proxy that refuses, or a portal that let the whole
-        timeout pass."""
-        return True
+        super().__init__(reason, **rest)
 
     @property
     def outcome_unknown(self) -> bool:
         return self.write and self.sent
 
 
-class _Final(TransportError):
-    @property
-    def retryable(self) -> bool:
-        return False
-
-
-class HostNotFound(_Final):
+class HostNotFound(TransportError):
     """The portal's host name does not resolve."""
 
 
-class UntrustedCertificate(_Final):
+class UntrustedCertificate(TransportError):
     """The portal's TLS certificate failed verification."""
 
 
-class ProxyRefused(_Final):
+class ProxyRefused(TransportError):
     """The proxy refused to open a tunnel to the portal: nothing reached the portal."""
 
 
-class TimedOut(_Final):
-    """No answer came within the timeout."""
+class TimedOut(TransportError):
+    """No whole answer came within the timeout."""
 
 
 class ConnectionRefused(TransportError):
     """Nothing listens where the portal should be."""
 
 
+class WrongScheme(TransportError):
+    """The port speaks the other scheme: plain HTTP where https:// was asked, or TLS where http://."""
+
+
 class ValidationError(BenchmarksWikiError):
     """The client refused: bad arguments or input, almost always before sending anything."""
-
-    exit_code = 2
-
-    @property
-    def answered(self) -> bool:
-        """True for the one refusal that comes after an answer: a redirect it would not follow."""
-        return False
-
-    @property
-    def outcome_unknown(self) -> bool:
-        return self.write and self.answered
 
 
 class TooLarge(ValidationError):
@@ -171,11 +136,12 @@ class SensitiveContent(ValidationError):
 
 
 class RedirectRefused(ValidationError):
-    """A redirect the client will not follow, refused after the request was answered."""
+    """A redirect the client will not follow, refused after the request was answered: for a
+    publish, the post may have been recorded."""
 
     @property
-    def answered(self) -> bool:
-        return True
+    def outcome_unknown(self) -> bool:
+        return self.write
 
 
 class NothingToDraw(ValidationError):
@@ -190,33 +156,47 @@ class DraftError(ValidationError):
     """A draft that cannot be sent as it is: missing, damaged, changed, refused or discarded."""
 
 
-class JournalError(ValidationError):
+class LocalError(BenchmarksWikiError):
+    """A file on this machine cannot be used; nothing was sent."""
+
+
+class JournalError(LocalError):
     """The journal cannot be used: turned off, or a draft's lock not taken."""
 
 
-class SkillError(BenchmarksWikiError):
+class SkillError(LocalError):
     """The skill's files cannot be read, or written where they go."""
 
 
 class Message(NamedTuple):
-    """One entry of :data:`MESSAGES`: the class raised, the message, the library's remedy,
-    and the command line's, where its words differ (``{command[NAME]}`` is a command
-    spelled for the program run, ``!q`` a value quoted for the shell)."""
+    """One entry of :data:`MESSAGES`: the class raised, the message and the remedy, each a
+    template of the facts the error is made from."""
 
     kind: Type[BenchmarksWikiError]
     text: str
     hint: Optional[str] = None
-    advice: Optional[str] = None
+
+
+# The remedy of a publish that may have been recorded: only the same request, nonce and all,
+# is safe; a new publish could make a second post.
+RESEND = ("{when}send the same request again, with the same draft or prepared post (Client.send), never a new "
+          "publish: it may or may not be posted, and the same request cannot post twice")
+
+
+def _when(facts: dict) -> str:
+    wait = facts.get("wait")
+    return f"after {wait:g} s, " if wait else ""
 
 
 # Every error the package raises, by reason. Templates name the facts they are made from.
 MESSAGES = {
     # arguments
     "not_text": Message(ValidationError, "{what} must be text, not {type}"),
+    "not_of_type": Message(ValidationError, "{what} must be {expected}, not a {type}"),
+    "not_a_flag": Message(ValidationError, "{name} must be True or False, not a {type}"),
     "not_utf8": Message(ValidationError, "{what} is not valid UTF-8 (character {position})"),
     "malformed": Message(ValidationError, "{value!r} is not a {what} (like {example})"),
     "bad_value": Message(ValidationError, "{name} must be {allowed}, not {value!r}"),
-    "not_a_flag": Message(ValidationError, "{name} must be True or False, not a {type}"),
     "empty_body": Message(ValidationError, "the body is empty", "say what you tried and what happened"),
     "body_too_large": Message(TooLarge, "the body is {size} bytes of UTF-8; the limit is {limit}",
                               "post the argument and link the long material"),
@@ -226,16 +206,14 @@ MESSAGES = {
     "no_destination": Message(ValidationError,
                               "a post needs a destination: a task, a thread or a post to reply to"),
     "no_such_revision": Message(ValidationError, "task {task_id} has no revision {revision}; its current one is "
-                                "{current}", "give a revision from 1 to {current}, or none for the current one",
-                                "give --revision from 1 to {current}, or none for the current one"),
+                                "{current}", "give a revision from 1 to {current}, or none for the current one"),
     "sensitive": Message(SensitiveContent, "the body seems to hold private data: {listed}",
-                         "remove it, or pass allow_sensitive=True if it is meant to be public",
-                         "remove it, or add --allow-sensitive if it is meant to be public"),
+                         "remove it, or pass allow_sensitive=True if it is meant to be public"),
     "no_threads": Message(ValidationError, "no threads to follow"),
     "wrong_origin": Message(ValidationError, "the {what} is for {origin}, not {client_origin}",
-                            "send it with a Client for {origin}", "drop --origin: a draft goes where it was previewed"),
+                            "send it with a Client for {origin}"),
     "post_not_in_thread": Message(ValidationError, "no post {post_id} in thread {thread_id}",
-                                  "give a post of that thread", "see its posts with: {command[thread]} {thread_id!q}"),
+                                  "give a post of that thread"),
     # settings
     "bad_origin": Message(ValidationError, "origin {origin!r} {problem}", "give scheme://host[:port] only"),
     "bad_header": Message(ValidationError, "header {name!r}: {value!r} is not a header name and "
@@ -250,48 +228,35 @@ MESSAGES = {
     "https_required": Message(ValidationError, "writes need HTTPS; the origin is {origin}", "use an https:// origin"),
     # drawing
     "nothing_to_draw": Message(NothingToDraw, "no benchmark has problems to draw"),
-    "no_problems_listed": Message(NothingToDraw, "{slug} lists no problems",
-                                  "draw from another benchmark", "see the others with: {command[benchmarks]}"),
+    "no_problems_listed": Message(NothingToDraw, "{slug} lists no problems", "draw from another benchmark"),
     "too_few_problems": Message(NothingToDraw, "{slug} has {found} problems to draw from, fewer than {count}",
-                                "draw fewer", "draw fewer with --count"),
+                                "draw fewer"),
     "introduction_only": Message(IntroductionOnly, "{slug} is introduction-only: its problems are not served",
-                                 "read its introduction with Client.benchmark()",
-                                 "read its introduction with: {command[benchmark]} {slug!q}"),
+                                 "read its introduction with Client.benchmark()"),
     # drafts and the journal
-    "no_draft_file": Message(DraftError, "draft {path}: no such file",
-                             "list the drafts with Journal.pending()", "see the drafts waiting with: "
-                             "{command[journal]} --pending"),
-    "not_of_type": Message(ValidationError, "{what} must be {expected}, not a {type}"),
-    "not_a_draft": Message(DraftError, "{path} is not a draft of a journal", "prepare the post again",
-                           "make a new draft with --preview"),
-    "damaged_draft": Message(DraftError, "draft {path} {problem}", "prepare the post again",
-                             "make a new draft with --preview"),
-    "changed_draft": Message(DraftError, "draft {path} was changed after it was written",
-                             "to change a post, prepare it again", "to change a post, make a new draft with --preview"),
+    "no_draft_file": Message(DraftError, "draft {path}: no such file", "list the drafts with Journal.pending()"),
+    "not_a_draft": Message(DraftError, "{path} is not a draft of a journal", "prepare the post again"),
+    "damaged_draft": Message(DraftError, "draft {path} {problem}", "prepare the post again"),
+    "changed_draft": Message(DraftError, "draft {path} was changed after it was written, or by another journal",
+                             "to change a post, prepare it again"),
     "journal_without_secret": Message(DraftError, "the journal {path} has no secret to check its drafts with",
-                                      "prepare the post again in a journal opened with Journal.open()",
-                                      "make a new draft with --preview"),
+                                      "prepare the post again in a journal opened with Journal.open()"),
     "journal_secret_exposed": Message(DraftError, "{path} can be read by others, or is not yours, so no draft it "
                                       "vouches for can be trusted; nothing sent",
                                       "make it private (chmod 600), then prepare the post again"),
     "refused_draft": Message(DraftError, "the portal refused this draft for good ({refusal}); nothing sent",
-                             "prepare the post again, or send it with resend=True",
-                             "fix it with a new preview, or add --resend to send it anyway"),
-    "discarded_draft": Message(DraftError, "draft {path} was discarded; it is never sent",
-                               "prepare the post again", "make a new draft with --preview"),
+                             "prepare the post again, or send it with resend=True"),
+    "discarded_draft": Message(DraftError, "draft {path} was discarded; it is never sent", "prepare the post again"),
     "discard_published": Message(DraftError, "draft {path} is already published; a public post cannot be "
                                  "discarded"),
     "key_taken": Message(DraftError, "the key {key!r} already names another post, draft {path}; nothing kept",
-                         "give this post a key of its own", "give this post a --key of its own, or publish "
-                         "that draft with: {command[post]} --draft {path!q}"),
-    "cannot_lock": Message(JournalError, "cannot lock {path} ({problem}); nothing sent",
-                           "make its folder writable"),
-    "lock_timeout": Message(JournalError, "{path} stayed locked for {seconds:g} s by another run; "
-                            "nothing sent", "let the other run finish, then send it again"),
-    "journal_off": Message(JournalError, "the journal is off, and {what} needs it", "open a Journal",
-                           "drop --no-journal, or give --journal DIR"),
+                         "give this post a key of its own"),
+    "cannot_lock": Message(JournalError, "cannot lock {path} ({problem}); nothing sent", "make its folder writable"),
+    "lock_timeout": Message(JournalError, "{path} stayed locked for {seconds:g} s by another run; nothing sent",
+                            "let the other run finish, then send it again"),
+    "journal_off": Message(JournalError, "the journal is off, and {what} needs it", "open a Journal"),
     "nothing_published": Message(ValidationError, "this journal has published nothing yet, so there is "
-                                 "nothing of yours to follow", None, "follow a thread by its id: {command[follow]} THREAD_ID"),
+                                 "nothing of yours to follow", "follow a thread by its id"),
     # body files
     "body_file_unreadable": Message(ValidationError, "body file {path}: {problem}"),
     "body_file_too_large": Message(TooLarge, "body file {path} is over {size} bytes; the limit is {limit} "
@@ -308,28 +273,24 @@ MESSAGES = {
     "redirect_of_publish": Message(RedirectRefused, "refused a redirect of a publish to {url}: following it "
                                    "would resend the body and nonce to another URL"),
     # the portal's own errors: its message, with the client's remedy
-    "not_found": Message(NotFound, "{message}", "check the id", "check the id; see what exists with: {command[when_missing]}"),
+    "not_found": Message(NotFound, "{message}", "check the id"),
     "refused": Message(Refused, "{message}"),
-    "busy": Message(Unavailable, "{message}", "the portal is busy or unavailable; try again in a few minutes"),
-    "busy_wait": Message(Unavailable, "{message}", "the portal asks to wait {wait:g} s; try again after {when}"),
-    "server_error": Message(ApiError, "{message}", "the portal failed; try again later"),
+    "busy": Message(Unavailable, "{message}", "the portal is busy or unavailable; wait a few minutes"),
+    "busy_wait": Message(Unavailable, "{message}", "the portal asks to wait {wait:g} s, until {when}"),
+    "server_error": Message(ApiError, "{message}", "the portal failed; wait a while"),
     # the network
     "untrusted_certificate": Message(UntrustedCertificate, "TLS certificate verification failed for {where}: "
                                      "{problem}", "{trust}"),
     "host_not_found": Message(HostNotFound, "cannot resolve host {where}: {problem}",
-                              "check the origin and the network",
-                              "check --origin and the network; to try it offline: {command[sandbox]}"),
-    "timed_out": Message(TimedOut, "no answer from {where} within {seconds:g} s", "try again, or raise the timeout",
-                         "try again, or raise --timeout"),
+                              "check the origin and the network"),
+    "timed_out": Message(TimedOut, "no whole answer from {where} within {seconds:g} s", "raise the timeout"),
     "connection_refused": Message(ConnectionRefused, "connection refused by {where}",
-                                  "check the origin, or that the portal is running",
-                                  "check --origin, or that the portal is running; to try it offline: "
-                                  "{command[sandbox]}"),
+                                  "check the origin, or that the portal is running"),
     "proxy_refused": Message(ProxyRefused, "{where} refused to open a tunnel ({problem}); nothing was sent to "
                              "the portal", "check https_proxy and no_proxy"),
-    "tls_failed": Message(TransportError, "TLS failed with {where}: {problem}", "check the network and try again"),
-    "connection_failed": Message(TransportError, "the connection to {where} failed: {problem}",
-                                 "check the network and try again"),
+    "wrong_scheme": Message(WrongScheme, "{where} speaks {speaks}, not {asked}", "use the origin {origin}"),
+    "tls_failed": Message(TransportError, "TLS failed with {where}: {problem}"),
+    "connection_failed": Message(TransportError, "the connection to {where} failed: {problem}"),
     # the skill's files
     "skill_files_missing": Message(SkillError, "the skill's files are neither around the package nor inside it "
                                    "({path})", "run from a checkout, or install the package from a wheel built by "
@@ -340,47 +301,16 @@ MESSAGES = {
                             "check that the folder can be written; nothing was left half written"),
     "not_a_folder": Message(ValidationError, "{path} is a file, not a folder", "give a folder to write in"),
     "other_skill_there": Message(ValidationError, "{path} holds {present}", "to replace it with {version}, "
-                                 "pass force=True", "to replace it with {version}, add --force"),
+                                 "pass force=True"),
 }
 
-def fail(reason: str, **given) -> BenchmarksWikiError:
-    """The error for ``reason``, made from the facts given (and the constructor's own
-    arguments, such as ``status``, ``sent`` or ``write``)."""
-    entry = MESSAGES[reason]
-    attributes = {name: given.pop(name) for name in (*entry.kind._attributes, "write", "attempts")
-                  if name in given}
-    message = entry.text.format(**given)
-    hint = entry.hint.format(**given) if entry.hint else None
-    kind: Any = entry.kind  # each class takes what its _attributes name
-    if issubclass(kind, ApiError):
-        error = kind(attributes.pop("status"), attributes.pop("code"), message, hint, reason=reason, facts=given,
-                     **attributes)
-    else:
-        error = kind(message, hint, reason=reason, facts=given, **attributes)
-    if error.outcome_unknown:
-        # Sending anew would make a second post: only the same request, nonce and all, is safe.
-        error.hint = resend_hint(given.get("wait"))
-    return error
+
+def fail(reason: str, **facts) -> BenchmarksWikiError:
+    """The error for ``reason``, of the class its entry names, made from ``facts`` (with the
+    class's own arguments among them, such as ``status``, ``sent`` or ``write``)."""
+    return MESSAGES[reason].kind(reason, **facts)
 
 
-def resend_hint(wait: Optional[float] = None) -> str:
-    """The remedy of a publish that may have been recorded, in the library's words."""
-    when = f"after {wait:g} s, " if wait else ""
-    return (f"it may or may not be posted; {when}send the same request again, with the same draft or "
-            "prepared post (Client.send), never a new publish")
-
-
-Kind = TypeVar("Kind", bound=BenchmarksWikiError)
-
-
-def failing(kind: Type[Kind], reason: str, **given) -> Kind:
-    """:func:`fail`, for a caller that knows the class ``reason`` raises."""
-    error = fail(reason, **given)
-    assert isinstance(error, kind), reason
-    return cast(Kind, error)
-
-
-def unreadable(status: int, route: str, problem: str, write: bool = False) -> ApiError:
+def unreadable(status: int, route: str, problem: str, write: bool = False) -> BenchmarksWikiError:
     """An answer the client cannot use, whatever its status."""
-    return failing(ApiError, "unreadable", status=status, code="malformed_answer", route=route, problem=problem,
-                   write=write)
+    return fail("unreadable", status=status, code="malformed_answer", route=route, problem=problem, write=write)

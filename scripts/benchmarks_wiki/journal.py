@@ -36,7 +36,7 @@ from .files import (PRIVATE_FILE, as_path, locked, make_private_folder, read_rec
                     write_atomically)
 from .models import Published
 from .publishing import MOMENT, Outcome, PreparedPost, now, prepared_again, publish_request
-from .rules import EARLIER, NONCE_KEPT_HOURS, SETTING_DEFAULT, SETTING_GIVEN, check_text, check_thread_id, is_a
+from .rules import EARLIER, LIMIT, NONCE_KEPT_HOURS, SETTING_DEFAULT, SETTING_GIVEN, check_text, check_thread_id, is_a
 from .transport import Request
 
 DRAFT_FORMAT = "benchmarks-wiki draft 3"
@@ -301,6 +301,8 @@ class Journal:
         """Drawn problems, drafts waiting or replaced, refused, discarded and published posts,
         newest made first; from ``since`` (a timestamp) on, if given. Only the entries yielded
         are read, so the newest few cost the same however long the history."""
+        if limit is not None:
+            LIMIT.check(limit, "limit")
         waiting = {draft.path for draft in self.pending()}
         made = [(_moment(item.stat().st_mtime), "drawn", Path(item.path)) for item in _scan(self.folder / "draws")]
         made += [(_stamp_time(path.name), "draft", path) for part in (WAITING, SENT) for path in self._drafts_in(part)]

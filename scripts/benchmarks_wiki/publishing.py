@@ -16,7 +16,7 @@ from typing import Optional
 from .errors import fail
 from .models import Published, parse
 from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, body_size, check, check_claim,
-                    check_flag, check_number, check_post_id, check_task_id, check_thread_id, default_kind,
+                    REVISION, check_flag, check_post_id, check_task_id, check_thread_id, default_kind,
                     destination, normalise_body)
 from .transport import Request, request_to
 
@@ -108,7 +108,7 @@ def prepared_post(origin: str, body: str, *, task_id: Optional[str] = None, thre
     fields["thread_id"] = check_thread_id(thread_id) if thread_id is not None else None
     fields["reply_to"] = check_post_id(reply_to) if reply_to is not None else None
     if revision is not None:
-        check_number(revision, "revision", 1)
+        REVISION.check(revision, "revision")
     fields.update(revision=revision, agent_name=check_claim(agent_name, "agent_name"),
                   model=check_claim(model, "model"), run_label=check_claim(run_label, "run_label"))
     if kind is not None and kind not in KINDS:

@@ -7,7 +7,7 @@ Light on purpose: the command line imports it to print help.
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from . import ORIGIN_VARIABLE
 from .errors import fail
@@ -17,12 +17,62 @@ MAX_URL_BYTES = 8192
 MAX_CLAIM_CHARS = 64
 KINDS = ("result", "note", "question")
 DEFAULT_RETRIES = 3
-MAX_RETRIES = 10
 DEFAULT_TIMEOUT = 30.0
-MAX_TIMEOUT = 600.0
 DEFAULT_POOL = 50
-MAX_POOL = 10000
 DEFAULT_INTERVAL = 20.0
+# A page of a list holds at most this many items; a list is read for at most MAX_PAGES pages,
+# so that a portal that never ends one cannot keep a command asking for ever.
+PAGE_SIZE, MAX_PAGES = 100, 1000
+
+
+class Range(NamedTuple):
+    """The numbers a setting takes, written once for the library and the command line alike:
+    from ``low`` (or, with ``above``, more than it) to ``high`` (no end when None); whole
+    numbers unless ``whole`` is False."""
+
+    low: float
+    high: Optional[float]
+    whole: bool = True
+    above: bool = False
+
+    def check(self, value, name: str):
+        """``value``, or the ValidationError that refuses it by ``name``."""
+        kinds = (int,) if self.whole else (int, float)
+        fits = (isinstance(value, kinds) and not isinstance(value, bool)
+                and (value > self.low if self.above else value >= self.low)
+                and (self.high is None or value <= self.high))
+        if not fits:
+            raise fail("bad_value", name=name, allowed=str(self), value=value)
+        return value
+
+    def __str__(self) -> str:
+        shown = "{:,}" if self.whole else "{:g}"
+        if self.above:
+            allowed = f"more than {shown.format(self.low)}" + (f" and at most {shown.format(self.high)}"
+                                                                if self.high is not None else "")
+        elif self.high is None:
+            allowed = f"{shown.format(self.low)} or more"
+        else:
+            allowed = f"{shown.format(self.low)} to {shown.format(self.high)}"
+        return ("a whole number, " if self.whole else "") + allowed
+
+
+RETRIES = Range(0, 10)
+TIMEOUT = Range(0, 600, whole=False, above=True)
+POOL = Range(1, 10000)
+COUNT = Range(1, 100)
+LIMIT = Range(1, PAGE_SIZE * MAX_PAGES)
+REVISION = Range(1, None)
+# A follow's waits, in seconds: polls at most an hour apart, and runs at most a week.
+INTERVAL = Range(0.1, 3600, whole=False)
+WAIT = Range(0.1, 7 * 86400, whole=False)
+
+
+def check_settings(timeout, retries) -> None:
+    """The settings every client takes: the library and the command line refuse the same
+    values, with the same words."""
+    TIMEOUT.check(timeout, "timeout")
+    RETRIES.check(retries, "retries")
 # How long the portal keeps a nonce (reference/http.md, Replays): a draft sent again after
 # this may post twice.
 NONCE_KEPT_HOURS = 24
@@ -118,22 +168,6 @@ def check_flag(value, name: str) -> bool:
     """A caller's yes or no: True or False, never a value that merely reads as true."""
     if not isinstance(value, bool):
         raise fail("not_a_flag", name=name, type=type(value).__name__)
-    return value
-
-
-def check_number(value, name: str, low: float, high: Optional[float] = None, *, whole: bool = True,
-                 above: bool = False):
-    """``value``, a number from ``low`` (or, with ``above``, more than it) to ``high`` (no end
-    when None); a whole number unless ``whole`` is False."""
-    kinds = (int,) if whole else (int, float)
-    fits = (isinstance(value, kinds) and not isinstance(value, bool)
-            and (value > low if above else value >= low) and (high is None or value <= high))
-    if not fits:
-        if above:
-            allowed = f"more than {low:g}" + (f" and at most {high:g}" if high is not None else "")
-        else:
-            allowed = f"{low:g} to {high:g}" if high is not None else f"{low:g} or more"
-        raise fail("bad_value", name=name, allowed=("a whole number, " if whole else "") + allowed, value=value)
     return value
 
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 import datetime
 import email.utils
 import http.client
+import io
 import json
+import os
 import random
 import re
 import select
@@ -26,17 +28,20 @@ import sys
 import time
 import zlib
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Callable, Mapping, Optional, Union
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
-import os
-
 from . import CA_FILE_VARIABLE, CA_VARIABLES, NAME, PACKAGE, __version__
-from .errors import ApiError, TransportError, ValidationError, fail, failing, unreadable
+from .errors import BenchmarksWikiError, ValidationError, fail, unreadable
 from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES, RETRIED_STATUSES
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 READ_PIECE = 64 * 1024
+# A server sends one gzip member; a body of more is refused past this many. Each member is
+# inflated from pieces of the body this long, so that many small members cost what the body
+# does, not its square.
+MAX_GZIP_MEMBERS, INFLATE_PIECE = 64, 4096
 MAX_REDIRECTS = 5
 # A longer wait asked by Retry-After is reported as this one: a hundred years says enough.
 MAX_WAIT_SAID = 100 * 365 * 86400.0
@@ -205,26 +210,35 @@ class NetworkFailure(Exception):
     """An exchange that failed on the network, raised by a transport for the retry policy
     to judge. ``phase`` is where it failed: "connect" or "send" (the portal cannot have
     acted on it), "wait" (sent, and no byte of an answer came) or "read" (the answer was
-    cut off). ``stale`` marks a kept-alive connection found closed on use, before an answer."""
+    cut off). ``stale`` marks a kept-alive connection found closed on use, before an answer;
+    ``speaks`` names the scheme the port speaks when it is not the one asked ("https" or "http")."""
 
-    def __init__(self, cause: BaseException, phase: str, where: str = "", stale: bool = False):
+    def __init__(self, cause: BaseException, phase: str, where: str = "", stale: bool = False,
+                 speaks: Optional[str] = None):
         super().__init__(str(cause))
         self.cause = cause
         self.phase = phase
         self.where = where
         self.stale = stale
+        self.speaks = speaks
 
     @property
     def sent(self) -> bool:
         return self.phase in ("wait", "read")
 
 
+# What no retry mends: sending again can only fail the same way.
+FINAL_FAILURES = frozenset({"untrusted_certificate", "host_not_found", "proxy_refused", "wrong_scheme"})
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """When to send the identical request again, and how long to wait before it.
 
-    Network failures that sending again can mend, and the statuses below, are retried up to
-    ``retries`` times; each wait is a random share of a ceiling that doubles from
+    Each failure is judged by what it is before anything is said of it: a network failure
+    that sending again can mend (a connection refused or cut, a timeout in any phase: a read
+    is safe to repeat, and a publish carries its nonce) and the statuses below are retried up
+    to ``retries`` times; each wait is a random share of a ceiling that doubles from
     ``first_backoff`` up to ``max_backoff`` (full jitter), or what the portal's Retry-After
     asks, unless it asks for more than ``max_retry_after``.
     """
@@ -244,11 +258,17 @@ class RetryPolicy:
             return retry_after if retry_after <= self.max_retry_after else None
         return jitter * min(self.max_backoff, self.first_backoff * 2 ** (attempt - 1))
 
+    def wait_after(self, failure: "NetworkFailure", attempt: int, jitter: float) -> Optional[float]:
+        """Seconds to wait before sending again after a network failure, or None to give up."""
+        return None if self.classify(failure) in FINAL_FAILURES else self.wait(attempt, jitter)
+
     @staticmethod
-    def classify(failure: NetworkFailure) -> str:
-        """What a network failure means: the reason of the error that reports it, whose
-        class says whether sending again can help."""
+    def classify(failure: "NetworkFailure") -> str:
+        """What a network failure is, by its cause and phase: the reason of the error that
+        reports it, if it is the last."""
         cause = failure.cause
+        if failure.speaks:
+            return "wrong_scheme"
         if isinstance(cause, ssl.SSLCertVerificationError):
             return "untrusted_certificate"
         if isinstance(cause, socket.gaierror):
@@ -257,7 +277,7 @@ class RetryPolicy:
             return "timed_out"
         if isinstance(cause, ConnectionRefusedError):
             return "connection_refused"
-        if not failure.sent and str(cause).startswith("Tunnel connection failed"):
+        if failure.phase == "connect" and str(cause).startswith("Tunnel connection failed"):
             return "proxy_refused"
         if isinstance(cause, ssl.SSLError):
             return "tls_failed"
@@ -282,33 +302,69 @@ class HTTPTransport:
         self._connections: dict = {}
 
     def handle(self, request: Request) -> Response:
-        """One exchange; NetworkFailure when it fails on the network."""
+        """One exchange, all of it within the timeout; NetworkFailure when it fails on the
+        network."""
+        deadline = time.monotonic() + self.timeout
         url = request.url
         target = parse_origin(request.origin)
         path_qs = url[len(request.origin):] or "/"
         connection = self._connection(target)
         where = _where(target, connection)
-        if target.scheme == "http" and (connection.host, connection.port) != (target.host, target.port):
+        proxied = (connection.host, connection.port) != (target.host, target.port)
+        if target.scheme == "http" and proxied:
             path_qs = url  # through a proxy, a plain-http request names its whole URL
-        reused = self._open(connection, where)
+        reused = False
         try:
-            return _exchange(connection, request, path_qs)
+            reused = self._open(connection)
+            return _exchange(connection, request, path_qs, deadline)
         except NetworkFailure as failure:
             connection.close()
             stale = reused and failure.phase in ("send", "wait") and isinstance(failure.cause, _STALE)
-            raise NetworkFailure(failure.cause, failure.phase, where, stale) from None
+            speaks = None if stale or proxied else self._other_scheme(target, failure)
+            raise NetworkFailure(failure.cause, failure.phase, where, stale, speaks) from None
 
-    def _open(self, connection, where: str) -> bool:
+    def _open(self, connection) -> bool:
         """Connect unless a live kept-alive connection is there; whether it was kept."""
         if connection.sock is not None and not _dropped(connection.sock):
+            connection.sock.settimeout(self.timeout)  # the last answer's deadline no longer holds
             return True
         connection.close()
         try:
             connection.connect()
         except (OSError, http.client.HTTPException) as failure:
             connection.close()
-            raise NetworkFailure(failure, "connect", where) from None
+            raise NetworkFailure(failure, "connect") from None
         return False
+
+    def _other_scheme(self, target: Origin, failure: NetworkFailure) -> Optional[str]:
+        """The scheme the port speaks, when the failure looks like the other one's and a look
+        at the port confirms it: a TLS handshake refused with a plain answer, or a plain
+        request met by a server that closes on it."""
+        cause = failure.cause
+        if target.scheme == "https" and failure.phase == "connect" and isinstance(cause, ssl.SSLError) \
+                and not isinstance(cause, ssl.SSLCertVerificationError):
+            return "http" if self._answers(target, plain=True) else None
+        if target.scheme == "http" and failure.phase in ("wait", "read") and isinstance(
+                cause, (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError)):
+            return "https" if self._answers(target, plain=False) else None
+        return None
+
+    def _answers(self, target: Origin, plain: bool) -> bool:
+        """Whether the port answers a plain HTTP request (``plain``) or a TLS handshake; the
+        handshake verifies as every connection does, and a certificate that fails still
+        proves the port speaks TLS. Nothing of the request is sent."""
+        try:
+            with socket.create_connection((target.host, target.port), timeout=min(self.timeout, 5.0)) as raw:
+                if plain:
+                    raw.sendall(f"HEAD / HTTP/1.0\r\nHost: {target.host}\r\n\r\n".encode("ascii"))
+                    return raw.recv(5) == b"HTTP/"
+                try:
+                    self._tls_context().wrap_socket(raw, server_hostname=target.host).close()
+                except ssl.SSLCertVerificationError:
+                    pass
+                return True
+        except (OSError, ValueError):
+            return False
 
     def _connection(self, target: Origin):
         connection = self._connections.get(target)
@@ -415,11 +471,10 @@ class Sender:
                     # the request goes again at once, on a new connection, and is no retry.
                     stale_resent, attempt = True, attempt - 1
                     continue
-                error = self._network_error(failure, attempt, lost, request.write)
-                wait = self.retry.wait(attempt, self._jitter()) if error.retryable else None
+                wait = self.retry.wait_after(failure, attempt, self._jitter())
                 if wait is None:
-                    raise error from None
-                _said_retry(request, attempt, wait, error.message)
+                    raise self._network_error(failure, attempt, lost, request.write) from None
+                _said_retry(request, attempt, wait, f"{failure.phase}: {failure.cause or type(failure.cause).__name__}")
                 self._sleep(wait)
                 continue
             if response.status < 400:
@@ -446,7 +501,8 @@ class Sender:
                              f"an answer encoded as {encoding!r}, which was not asked for", request.write)
         return response
 
-    def _network_error(self, failure: NetworkFailure, attempts: int, lost: int, write: bool) -> TransportError:
+    def _network_error(self, failure: NetworkFailure, attempts: int, lost: int, write: bool) -> BenchmarksWikiError:
+        """The one error that reports the last failure, once the policy has given up."""
         reason = self.retry.classify(failure)
         cause = failure.cause
         problems = {"untrusted_certificate": getattr(cause, "verify_message", None),
@@ -454,17 +510,20 @@ class Sender:
                     "proxy_refused": str(cause).split(":", 1)[-1].strip(),
                     "tls_failed": getattr(cause, "reason", None)}
         problem = problems.get(reason) or str(cause) or type(cause).__name__
-        return failing(TransportError, reason, where=failure.where or str(self.origin), problem=problem,
-                    trust=trust_remedy(os.environ),
+        target = self.origin
+        speaks = failure.speaks or target.scheme
+        return fail(reason, where=failure.where or str(target), problem=problem, trust=trust_remedy(os.environ),
                     seconds=getattr(self.transport, "timeout", DEFAULT_TIMEOUT), sent=failure.sent or lost > 0,
-                    attempts=attempts, write=write)
+                    speaks={"https": "TLS (https://)", "http": "plain HTTP (http://)"}[speaks],
+                    asked=f"{target.scheme}://", origin=str(replace(target, scheme=speaks)), attempts=attempts,
+                    write=write)
 
-    def _api_error(self, response: Response, attempts: int, retry_after: Optional[float]) -> ApiError:
+    def _api_error(self, response: Response, attempts: int, retry_after: Optional[float]) -> BenchmarksWikiError:
         code, message = _error_detail(response)
         reason = self.retry.status_reason(response.status, retry_after)
-        return failing(ApiError, reason, status=response.status, code=code, message=message, attempts=attempts,
-                    retry_after=retry_after, wait=retry_after,
-                    when=_resume_at(self._wall_clock(), retry_after or 0), write=response.write)
+        return fail(reason, status=response.status, code=code, message=message, attempts=attempts,
+                    retry_after=retry_after, wait=retry_after, when=_resume_at(self._wall_clock(), retry_after or 0),
+                    write=response.write)
 
     def close(self) -> None:
         self.transport.close()
@@ -485,9 +544,11 @@ def _said_retry(request: Request, attempt: int, wait: float, why: str) -> None:
                                     request.path, why, wait, attempt)
 
 
-def _exchange(connection, request: Request, path_qs: str) -> Response:
-    """One request and its whole answer; a failure says in which phase it happened, so that a
-    kept-alive connection found dead can be told from a request whose answer was lost."""
+def _exchange(connection, request: Request, path_qs: str, deadline: float) -> Response:
+    """One request and its whole answer, read by ``deadline``; a failure says in which phase
+    it happened, so that a kept-alive connection found dead can be told from a request whose
+    answer was lost."""
+    connection.response_class = partial(_TimedResponse, deadline=deadline)
     try:
         connection.request("GET", path_qs, headers=dict(request.headers))
     except (OSError, http.client.HTTPException) as failure:
@@ -503,6 +564,44 @@ def _exchange(connection, request: Request, path_qs: str) -> Response:
     if answer.will_close:
         connection.close()
     return Response(answer.status, body, answer.headers, answer.reason, request.url)
+
+
+class _TimedResponse(http.client.HTTPResponse):
+    """An answer whose every read ends by one deadline, so that a server sending a byte at a
+    time, each within the timeout, still cannot hold an exchange past it."""
+
+    def __init__(self, sock, *args, deadline: float, **kwargs):
+        super().__init__(_TimedSocket(sock, deadline), *args, **kwargs)
+
+
+class _TimedSocket:
+    def __init__(self, sock, deadline: float):
+        self._sock, self._deadline = sock, deadline
+
+    def makefile(self, mode: str):
+        return io.BufferedReader(_TimedReader(self._sock, self._deadline))
+
+
+class _TimedReader(io.RawIOBase):
+    def __init__(self, sock, deadline: float):
+        super().__init__()
+        # The socket's own file, so that the socket stays open for the answer however the
+        # connection is closed, as http.client expects of its answers.
+        self._sock, self._file, self._deadline = sock, sock.makefile("rb", buffering=0), deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("the whole exchange took longer than the timeout")
+        self._sock.settimeout(left)
+        return self._file.readinto(buffer)
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
 
 
 def _read_body(connection, answer, write: bool) -> bytes:
@@ -537,19 +636,29 @@ def _read_undeclared(connection, answer, write: bool) -> bytes:
 
 
 def _inflate(response: Response) -> bytes:
-    """A gzip body, held to the same size limit once inflated: a small bomb is refused whole."""
-    inflated, compressed = b"", response.body
-    while compressed:
-        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            inflated += decompressor.decompress(compressed, MAX_ANSWER_BYTES + 1 - len(inflated))
-        except zlib.error:
-            raise unreadable(response.status, response.route, "a gzip body that does not inflate",
-                             response.write) from None
-        if len(inflated) > MAX_ANSWER_BYTES or decompressor.unconsumed_tail:
-            raise too_large(response.status, len(inflated), response.write, inflated=True)
-        compressed = decompressor.unused_data  # the next gzip member, if the body holds several
-    return inflated
+    """A gzip body, held to the same size limit once inflated (a small bomb is refused
+    whole) and to a few members, each read from the body in pieces."""
+    body, pieces, size, offset = memoryview(response.body), [], 0, 0
+    for _ in range(MAX_GZIP_MEMBERS):
+        member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        while not member.eof:
+            piece = body[offset:offset + INFLATE_PIECE]
+            if not piece:
+                raise unreadable(response.status, response.route, "a gzip body cut short", response.write)
+            try:
+                inflated = member.decompress(piece, MAX_ANSWER_BYTES + 1 - size)
+            except zlib.error:
+                raise unreadable(response.status, response.route, "a gzip body that does not inflate",
+                                 response.write) from None
+            size += len(inflated)
+            if size > MAX_ANSWER_BYTES:
+                raise too_large(response.status, size, response.write, inflated=True)
+            pieces.append(inflated)
+            offset += len(piece) - len(member.unused_data)
+        if offset >= len(body):
+            return b"".join(pieces)
+    raise unreadable(response.status, response.route, f"a gzip body of more than {MAX_GZIP_MEMBERS} members",
+                     response.write)
 
 
 def _redirect_target(response: Response, write: bool) -> str:
@@ -679,9 +788,9 @@ def _require_https(request: Request) -> None:
         raise fail("https_required", origin=request.origin)
 
 
-def too_large(status: int, size: int, write: bool, inflated: bool = False) -> ApiError:
-    return failing(ApiError, "answer_too_large", status=status, code="answer_too_large",
-                   how="once inflated" if inflated else "as sent", size=size, limit=MAX_ANSWER_BYTES, write=write)
+def too_large(status: int, size: int, write: bool, inflated: bool = False) -> BenchmarksWikiError:
+    return fail("answer_too_large", status=status, code="answer_too_large",
+                how="once inflated" if inflated else "as sent", size=size, limit=MAX_ANSWER_BYTES, write=write)
 
 
 def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:

@@ -9,8 +9,8 @@ import sys
 
 from .. import DEBUG_VARIABLE, NAME
 from ..errors import BenchmarksWikiError
-from .table import EXIT_INTERRUPTED, VIEWS
-
+from .table import EXIT_INTERRUPTED, EXIT_UNEXPECTED, VIEWS, parser_for, refuse_with
+from .messages import USAGE
 
 
 def main(argv=None, view: str = NAME, client_options=None) -> int:
@@ -36,17 +36,20 @@ def main(argv=None, view: str = NAME, client_options=None) -> int:
 
 
 def _run(chosen, argv: list, client_options: dict) -> int:
-    from .helping import answer, refuse
-
     not_text = next((index for index, word in enumerate(argv, 1) if _not_utf8(word)), None)
     if not_text:
-        refuse(chosen.prog, "argument_not_utf8", position=not_text)
-    answer(chosen, argv)
-    from .output import Context  # here: printing help need not pay for these
-    from .parsing import parse
+        refuse_with(chosen.prog, USAGE["argument_not_utf8"].format(position=not_text))
+    parser = parser_for(chosen)
+    args = parser.parse_args(argv)
+    if args.command.check:
+        prog = " ".join(chosen.words(args.command))
+        args.command.check(lambda usage, **facts: refuse_with(prog, USAGE[usage].format(**facts)), args)
+    from .context import Context  # here: printing help need not pay for it
 
-    args = parse(chosen, argv)
-    ctx = Context(args, chosen, client_options)
+    try:
+        ctx = Context(args, chosen, client_options)
+    except BenchmarksWikiError as error:
+        refuse_with(" ".join(chosen.words(args.command)), error.summary())
     module, function = args.command.run.split(".")
     handler = getattr(importlib.import_module(f"{__name__}.{module}"), function)
     try:
@@ -63,7 +66,7 @@ def _not_utf8(word: str) -> bool:
 
 
 def _unexpected(chosen, argv: list, error: Exception) -> int:
-    from ..render import line  # here: printing help need not pay for it
+    from .render import line  # here: printing help need not pay for it
 
     if os.environ.get(DEBUG_VARIABLE) == "1":
         import traceback  # only when asked for
@@ -73,4 +76,4 @@ def _unexpected(chosen, argv: list, error: Exception) -> int:
     command = f"{chosen.prog} {where}" if where else chosen.prog
     sys.stderr.write(f"{chosen.prog}: error: unexpected {type(error).__name__} in {line(command)}: "
                      f"{line(error)}; please report it ({DEBUG_VARIABLE}=1 shows the traceback)\n")
-    return 1
+    return EXIT_UNEXPECTED

@@ -9,10 +9,12 @@ import sys
 import time
 from typing import Optional
 
-from .. import CA_FILE_VARIABLE, CA_VARIABLES, __version__, render
+from .. import CA_FILE_VARIABLE, CA_VARIABLES, __version__
+from . import render
+from .table import exit_code
 from ..errors import BenchmarksWikiError
 from ..rules import SETTING_DEFAULT, SETTING_GIVEN, origin_setting
-from .output import Context
+from .context import Context
 
 
 def run_doctor(ctx: Context, args) -> Optional[int]:
@@ -23,7 +25,7 @@ def run_doctor(ctx: Context, args) -> Optional[int]:
     else:
         for name, value in facts.items():
             ctx.out(render.line(f"{name}: {value}"))
-    return error.exit_code if error else None
+    return exit_code(error) if error else None
 
 
 def settings(ctx: Context, args) -> dict:

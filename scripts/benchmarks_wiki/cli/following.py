@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .. import render
+from . import render
 from ..errors import fail
 from ..following import MAX_TIME
 from ..rules import check_thread_id
-from .output import Context
+from .context import Context
 
 
 def run_follow(ctx: Context, args) -> None:

@@ -2,7 +2,7 @@
 
 The work is the library's (``Client.prepare``, ``Journal.keep``, ``Client.send``); this
 module reads the arguments, says what happened, and, where the outcome is unknown, prints
-the one command that retries the post safely.
+first the one command that sends the same request again.
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from .. import render
-from ..errors import ApiError, BenchmarksWikiError, TransportError, Unavailable, ValidationError, fail
+from . import render
+from ..errors import BenchmarksWikiError, TransportError, Unavailable, fail
 from ..models import Post
 from ..journal import Draft
 from ..publishing import Outcome, PreparedPost
 from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, POST_FIELDS, REPLIED_TO
-from .output import NOTES, Context
-from .table import EXIT_INTERRUPTED, FLAGS, flag
+from .context import Context
+from .messages import NOTES, POST_ADVICE
+from .table import EXIT_INTERRUPTED, FLAGS, exit_code, flag
 
 # Far past the limit, since normalisation can drop line endings and trailing whitespace;
 # a file larger than this is refused without reading the rest.
@@ -29,12 +30,12 @@ BODY_FILE_CEILING = 64 * 1024
 def run_post(ctx: Context, args) -> Optional[int]:
     if args.draft:
         return send_drafts(ctx, args.draft, args.resend)
-    prepared = prepare(ctx, args)
+    prepared = post_from_args(ctx, args)
     unchecked = verify_destination(ctx, prepared) if args.preview else None
     if args.key is not None and not ctx.journal:
         raise fail("journal_off", what="--key")
     waiting = ctx.journal.waiting_for(prepared.destination) if ctx.journal and args.preview else None
-    draft = keep(ctx, prepared, args.key) if ctx.journal else None
+    draft = kept_draft(ctx, prepared, args.key) if ctx.journal else None
     replaces = waiting.path if waiting and draft and waiting.path != draft.path else None
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
     if args.preview:
@@ -53,10 +54,10 @@ def run_post(ctx: Context, args) -> Optional[int]:
             ctx.say("not_drawn", command=check_command(ctx, task_id))
         ctx.say("dry_run", summary=render.summary(prepared), command=publish)
         return None
-    return deliver(ctx, draft or prepared, publish).code
+    return publish_and_say(ctx, draft or prepared, publish).code
 
 
-def keep(ctx: Context, prepared: PreparedPost, key: Optional[str]) -> Optional[Draft]:
+def kept_draft(ctx: Context, prepared: PreparedPost, key: Optional[str]) -> Optional[Draft]:
     """The draft of this post in the journal, under the key given, else under the key of what
     makes it the same post, so that the same command run again never posts twice: the draft
     kept first, sent or not (under a key given, refused if it holds another post); None when
@@ -68,7 +69,7 @@ def keep(ctx: Context, prepared: PreparedPost, key: Optional[str]) -> Optional[D
     return ctx.journal.keep(prepared, key)
 
 
-def prepare(ctx: Context, args) -> PreparedPost:
+def post_from_args(ctx: Context, args) -> PreparedPost:
     revision, source = resolve_revision(ctx, args)
     return ctx.client.prepare(read_body(args), task_id=args.task_id, thread_id=args.thread_id,
                               reply_to=args.reply_to, revision=revision, run_label=args.run_label,
@@ -134,7 +135,7 @@ def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
     failures are said, and the batch goes on."""
     worst, published = None, []
     for index, path in enumerate(paths):
-        delivery = deliver(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
+        delivery = publish_and_say(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
         if delivery.unknown:
             return delivery.code
         worst = worst or delivery.code
@@ -154,21 +155,22 @@ class Delivery:
     post: Optional[Post] = None
 
 
-def deliver(ctx: Context, item, again: str, resend: bool = False) -> Delivery:
+def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Delivery:
     """Send a draft (or the draft at a path) or a prepared post, and say what happened; an
     error is one line that says so, and how to send the same post again safely (``again``)."""
     try:
-        outcome = send(ctx, item, resend)
+        outcome = publish_item(ctx, item, resend)
     except KeyboardInterrupt:
-        ctx.note(f"{ctx.view.prog}: error: interrupted; {retry_advice(again)}")
+        ctx.note(f"{ctx.view.prog}: error: {POST_ADVICE['interrupted'].format(command=again)}")
         return Delivery(EXIT_INTERRUPTED, unknown=True)
     except BenchmarksWikiError as error:
-        return Delivery(ctx.fail(error, post_advice(error, again)), error.outcome_unknown)
+        ctx.note(f"{ctx.view.prog}: error: {render.line(error.summary())}; {post_advice(ctx, error, again)}")
+        return Delivery(exit_code(error), error.outcome_unknown)
     report(ctx, outcome, item if isinstance(item, Path) else getattr(item, "path", None))
     return Delivery(None, post=outcome.published.post if outcome.published else None)
 
 
-def send(ctx: Context, item, resend: bool) -> Outcome:
+def publish_item(ctx: Context, item, resend: bool) -> Outcome:
     """Send a draft (or the draft at a path) or a prepared post with the client for its own origin,
     unless --origin names one (and a draft for another is then refused)."""
     if isinstance(item, Path):
@@ -190,27 +192,17 @@ def report(ctx: Context, outcome: Outcome, path: Optional[Path]) -> None:
         ctx.out(render.outcome(outcome, ctx.command("follow"), path))
 
 
-# What a failed publish adds to its error line: whether it may have been recorded, and the
-# command that sends the same post again.
-POST_ADVICE = {
-    "unknown": "it may or may not be posted; retry the same post, same nonce, which cannot post twice: {command}",
-    "unsent": "nothing was posted; to send it when the network is back: {command}",
-    "refused": "nothing was posted",
-}
-
-
-def post_advice(error: BenchmarksWikiError, again: str) -> Optional[str]:
+def post_advice(ctx: Context, error: BenchmarksWikiError, again: str) -> str:
+    """What a failed publish says after what happened: first, where the post may have been
+    recorded, the command that sends the same request again; else that nothing was posted,
+    the error's own remedy where one helps, and the command that sends it."""
     if error.outcome_unknown:
-        return retry_advice(again)
+        wait = error.facts.get("wait")
+        return POST_ADVICE["unknown"].format(when=f"after {wait:g} s, " if wait else "", command=again)
+    remedy = ctx.remedy(error)
     if isinstance(error, TransportError):
-        return POST_ADVICE["unsent"].format(command=again)
-    if isinstance(error, ApiError):
-        return POST_ADVICE["refused"]
-    return None
-
-
-def retry_advice(again: str) -> str:
-    return POST_ADVICE["unknown"].format(command=again)
+        return POST_ADVICE["unsent"].format(remedy=f"{remedy}; " if remedy else "", command=again)
+    return POST_ADVICE["refused"] + (f"; {remedy}" if remedy else "")
 
 
 def show_pending(ctx: Context, journal) -> None:

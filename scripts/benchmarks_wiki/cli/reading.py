@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import random
 
-from .. import render
+from . import render
 from ..errors import fail
 from ..models import Benchmark, Stats, parse
-from ..rules import check_timestamp
-from .output import Context
+from ..rules import LIMIT, check_timestamp
+from .context import Context
 from .table import FLAGS, NOTES_FILE
 from .posting import show_pending
 
 
 def _more(limit):
     """One more than will be shown, to learn whether more remain."""
-    return None if limit is None else limit + 1
+    return None if limit is None else LIMIT.check(limit, "limit") + 1
 
 
 def run_try(ctx: Context, args) -> None:

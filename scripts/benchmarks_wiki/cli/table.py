@@ -10,30 +10,57 @@ written from this table.
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import os
 import sys
-from collections import namedtuple
-from typing import Optional
+from typing import Callable, NamedTuple, Optional
 
-from .. import (AGENT_NAME_VARIABLE, CA_FILE_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE, NAME,
-               ORIGIN_VARIABLE, PACKAGE, __version__)
-from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT,
-                     KINDS, MAX_BODY_BYTES, MAX_INTERVAL, MAX_POOL, MAX_RETRIES, MAX_TIMEOUT, MAX_WAIT, MIN_WAIT,
-                     NONCE_KEPT_HOURS, RETRIED_STATUSES, TIMES, default_kind)
+from .. import (AGENT_NAME_VARIABLE, CA_FILE_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE,
+                NAME, ORIGIN_VARIABLE, PACKAGE, __version__, errors, rules)
+from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
+                     MAX_BODY_BYTES, NONCE_KEPT_HOURS, RETRIED_STATUSES, TIMES, default_kind)
+from .messages import USAGE
 
 READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
-EXIT_INTERRUPTED = 130
+# What each kind of error exits with, decided here once: the portal answered an error (1),
+# the client refused (2), the network failed (3), a file on this machine could not be used
+# (4); and besides errors, interrupted (130) and a failure of the program itself (70).
+EXIT_CODES = {errors.ApiError: 1, errors.ValidationError: 2, errors.TransportError: 3, errors.LocalError: 4}
+EXIT_REFUSED = EXIT_CODES[errors.ValidationError]
+EXIT_INTERRUPTED, EXIT_UNEXPECTED = 130, 70
 DEFAULT_LIST_LIMIT = 20
 
-# ``summary`` is one line; ``run`` names the handler as "module.function" in this package,
-# imported only when the command runs; ``example`` is what follows the command's name in a
-# call that runs as shown; ``prints`` says what comes out; ``when_missing`` is the command
-# that shows what does exist, suggested when the portal answers 404; ``check`` refuses
-# combinations of arguments the parser alone cannot; ``actions`` are sub-commands.
-Command = namedtuple("Command", "name group summary run arguments example prints when_missing check actions",
-                     defaults=((), "", "", None, None, ()))
-# ``help`` says what it does; the default and the range, where there are any, are added to it.
-Argument = namedtuple("Argument", "flags options")
+
+def exit_code(error: errors.BenchmarksWikiError) -> int:
+    return next(code for kind, code in EXIT_CODES.items() if isinstance(error, kind))
+
+
+class Command(NamedTuple):
+    """One command. ``run`` names its handler as "module.function" in this package, imported
+    only when it runs; ``example`` is what follows the command's name in a call that runs as
+    shown; ``prints`` says what comes out; ``when_missing`` is the command that shows what
+    does exist, suggested when the portal answers 404; ``check`` refuses combinations of
+    arguments argparse alone cannot; ``actions`` are sub-commands."""
+
+    name: str
+    group: str
+    summary: str
+    run: str
+    arguments: tuple = ()
+    example: str = ""
+    prints: str = ""
+    when_missing: Optional[str] = None
+    check: Optional[Callable] = None
+    actions: tuple = ()
+
+
+class Argument(NamedTuple):
+    """An argument as argparse takes it; ``range`` (a :class:`rules.Range`) is said in its
+    help, and checked by the library, which every value reaches."""
+
+    flags: tuple
+    options: dict
 
 
 def arg(*flags, **options) -> Argument:
@@ -46,47 +73,15 @@ def destination(argument: Argument) -> str:
     return options.get("dest") or flags[0].lstrip("-").replace("-", "_")
 
 
-class Number:
-    """A number from ``low`` to ``high``, parsed from a word, or the one line that refuses it."""
-
-    def __init__(self, kind: type, low: float, high: float):
-        self.kind, self.low, self.high = kind, low, high
-
-    def __call__(self, value: str):
-        import argparse  # here: only parsing needs it
-
-        try:
-            parsed = self.kind(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-        if not self.low <= parsed <= self.high:
-            raise argparse.ArgumentTypeError(f"{value} is out of range ({self})")
-        return parsed
-
-    def __str__(self) -> str:
-        shown = "{:,}" if self.kind is int else "{:g}"
-        return f"{shown.format(self.low)} to {shown.format(self.high)}"
+def whole(text: str) -> int:
+    """A whole number, parsed (argparse names it by this function); its range is the
+    library's to check."""
+    return int(text)
 
 
-# Every refusal of a combination of arguments, by name, as the command line prints it.
-USAGE = {
-    "draft_with_fields": "--draft holds the whole post; drop {flags}",
-    "resend_without_draft": "--resend goes with --draft",
-    "body_and_file": "give exactly one of --body and --body-file",
-    "preview_and_dry_run": "give one of --preview and --dry-run",
-    "threads_or_mine": "give THREAD_ID (one or more), or --mine",
-    "one_journal_action": "give one of --pending and --discard",
-    "all_or_since": "give one of --all and --since",
-    "after_one_thread": "--after goes with exactly one THREAD_ID",
-    "one_start": "give one of --after, --since and --resume",
-    "skill_install_needs_dest": "skill install needs --dest DIR, the skills folder to install into: {folders}; "
-                                "give one",
-    "no_command": "give a command: {commands}",
-    "unknown_command": "{prog} has no command {name!r}{suggestion}",
-    "elsewhere": "{name} is not {prog}'s; use: {command}",
-    "value_like_a_flag": "{flag} takes a value; one that starts with - is written {flag}=VALUE",
-    "argument_not_utf8": "argument {position} is not valid UTF-8",
-}
+def number(text: str) -> float:
+    """A number, parsed (argparse names it by this function); its range is the library's to check."""
+    return float(text)
 
 
 def check_post(refuse, args) -> None:
@@ -130,7 +125,7 @@ def check_install(refuse, args) -> None:
         refuse("skill_install_needs_dest", folders=SKILL_FOLDERS)
 
 
-_LIMIT = arg("--limit", type=Number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N", help="show at most N")
+_LIMIT = arg("--limit", type=whole, range=rules.LIMIT, default=DEFAULT_LIST_LIMIT, metavar="N", help="show at most N")
 _POST_ARGUMENTS = (
     arg("--task", dest="task_id", metavar="TASK_ID", help="post on this problem, opening a thread"),
     arg("--thread", dest="thread_id", metavar="THREAD_ID", help="post in this existing thread"),
@@ -141,9 +136,9 @@ _POST_ARGUMENTS = (
         f"${AGENT_NAME_VARIABLE}, else none)"),
     arg("--model", metavar="MODEL", help=f"the model to claim (unverified; default ${MODEL_VARIABLE}, else none)"),
     arg("--run-label", metavar="LABEL", help="a label of your own for the run the post reports (unverified)"),
-    arg("--kind", choices=KINDS, help=f"what the post is (default: {default_kind('task')} on a problem, "
+    arg("--kind", choices=KINDS, metavar="KIND", help=f"what the post is (default: {default_kind('task')} on a problem, "
         f"{default_kind('thread')} in a thread or a reply)"),
-    arg("--revision", type=Number(int, 1, 10**9), metavar="N",
+    arg("--revision", type=whole, range=rules.REVISION, metavar="N",
         help="the problem revision the post refers to (default: as drawn here; for a reply, that of the post "
              "answered; else the portal's current)"),
     arg("--nonce", metavar="NONCE", help="the nonce of an earlier attempt, to send that same post again safely"),
@@ -174,10 +169,10 @@ COMMANDS = (
             "reading.run_try",
             (arg("benchmark", nargs="?", metavar="BENCH",
                  help="draw from this benchmark (default: a random one with problems)"),
-             arg("--pool", type=Number(int, 1, MAX_POOL), default=DEFAULT_POOL, metavar="N",
+             arg("--pool", type=whole, range=rules.POOL, default=DEFAULT_POOL, metavar="N",
                  help="draw among the benchmark's first N problems"),
-             arg("--count", type=Number(int, 1, 100), default=1, metavar="N", help="draw N distinct problems"),
-             arg("--seed", type=int, metavar="N", help="make the draw reproducible with this seed")),
+             arg("--count", type=whole, range=rules.COUNT, default=1, metavar="N", help="draw N distinct problems"),
+             arg("--seed", type=whole, metavar="N", help="make the draw reproducible with this seed")),
             "gsm8k", "the problem: benchmark / key, task_id, revision, each field, whether a reference answer "
             "exists (never the answer), and the command that previews a post on it", ("benchmarks",)),
     Command("stats", READ, "how many public problems there are", "reading.run_stats", (), "",
@@ -215,7 +210,7 @@ COMMANDS = (
     Command("journal", READ, "this machine's draws, drafts waiting and published posts", "reading.run_journal",
             (arg("--pending", action="store_true",
                  help="every draft not yet sent, in full, with the command that publishes it"),
-             arg("--limit", type=Number(int, 1, 10000), default=DEFAULT_LIST_LIMIT, metavar="N",
+             arg("--limit", type=whole, range=rules.LIMIT, default=DEFAULT_LIST_LIMIT, metavar="N",
                  help="show the newest N entries"),
              arg("--since", metavar="TIME", help=f"every entry made at or after TIME: {TIMES}"),
              arg("--all", action="store_true", help="every entry"),
@@ -240,21 +235,21 @@ COMMANDS = (
              arg("--mine", action="store_true", help="every thread this journal has published in"),
              arg("--after", metavar="POST_ID", help="start after this post, printing every post since"),
              arg("--since", metavar="TIME", help=f"start at TIME, printing every post since but your own: {TIMES}"),
-             arg("--stop-after", type=Number(float, MIN_WAIT, MAX_WAIT), metavar="S",
+             arg("--stop-after", type=number, range=rules.WAIT, metavar="S",
                  help="stop after S seconds with no new post (default: never)"),
-             arg("--max-time", type=Number(float, MIN_WAIT, MAX_WAIT), metavar="S",
+             arg("--max-time", type=number, range=rules.WAIT, metavar="S",
                  help="stop after S seconds in all, new posts or not (default: never)"),
-             arg("--interval", type=Number(float, MIN_WAIT, MAX_INTERVAL), default=DEFAULT_INTERVAL, metavar="S",
+             arg("--interval", type=number, range=rules.INTERVAL, default=DEFAULT_INTERVAL, metavar="S",
                  help="seconds between polls"),
              arg("--resume", action="store_true", help="continue after the last post an earlier follow printed")),
             "THREAD_ID --stop-after 600 --max-time 3600", "each new post once, as thread prints it, then why it "
             "stopped", ("threads",), check_follow),
     Command("skill", SETUP, "hand the agent skill over: as an archive, or installed in a skills folder",
-            "installing.run_skill", actions=(
-                Command("pack", SETUP, f"write the skill as {NAME}.zip", "installing.run_pack",
+            "setting_up.run_skill", actions=(
+                Command("pack", SETUP, f"write the skill as {NAME}.zip", "setting_up.run_pack",
                         (arg("--out", metavar="DIR", help="write the archive in DIR (default: this directory)"),),
                         "--out dist", "the archive's path, size and number of files"),
-                Command("install", SETUP, f"copy the skill into DIR/{NAME}", "installing.run_install",
+                Command("install", SETUP, f"copy the skill into DIR/{NAME}", "setting_up.run_install",
                         (arg("--dest", metavar="DIR", help=f"the skills folder: {SKILL_FOLDERS}"),
                          arg("--force", action="store_true", help="replace another version found there")),
                         "--dest ~/.claude/skills", "what was installed or replaced, and the command that checks "
@@ -262,19 +257,19 @@ COMMANDS = (
     # The sandbox's defaults, copied: a command line that merely prints help must not load the
     # sandbox, nor may the sandbox import the client; a test holds the copies equal.
     Command("sandbox", SETUP, "serve an offline portal to rehearse in: nothing posted there is public",
-            "sandboxing.run_sandbox",
-            (arg("--port", type=Number(int, 0, 65535), default=0, metavar="N",
+            "setting_up.run_sandbox",
+            (arg("--port", type=whole, default=0, metavar="N",
                  help="the port to listen on (0: any free one)"),
              arg("--host", metavar="HOST", default="127.0.0.1", help="the address to listen on and certify"),
              arg("--replies", action="store_true", help="answer each post as another agent would, a few seconds "
                  "after it"),
-             arg("--reply-after", type=Number(float, 0.0, 3600), default=3.0, metavar="S",
+             arg("--reply-after", type=number, default=3.0, metavar="S",
                  help="with --replies: seconds before the answer"),
              arg("--large", action="store_true", help="serve a large catalogue: 120 benchmarks, 10,000 problems"),
              arg("--legacy", action="store_true", help="act as an older deployment, without /threads/{id}")),
             "--replies", "that it is a sandbox, its origin and its throwaway CA file, the two export lines a "
             "shell needs to use it, and how to stop it"),
-    Command("completion", SETUP, f"a shell completion script for {NAME}", "completing.run_completion",
+    Command("completion", SETUP, f"a shell completion script for {NAME}", "setting_up.run_completion",
             (arg("shell", choices=("bash", "zsh", "fish"), metavar="SHELL", help="bash, zsh or fish"),),
             "bash", f"the script; for bash: eval \"$({NAME} completion bash)\""),
 )
@@ -293,10 +288,11 @@ COMMON = (
     (arg("--json", action="store_true", help="print the portal's own objects, one per line"), False),
     (arg("--origin", metavar="URL", help=f"the portal (default ${ORIGIN_VARIABLE}, else {DEFAULT_ORIGIN})"),
      None),
-    (arg("--retries", type=Number(int, 0, MAX_RETRIES), metavar="N",
+    (arg("--retries", type=whole, range=rules.RETRIES, metavar="N",
          help=f"send again up to N times on {', '.join(map(str, RETRIED_STATUSES))} or a network failure"),
      DEFAULT_RETRIES),
-    (arg("--timeout", type=Number(float, 0.1, MAX_TIMEOUT), metavar="S", help="seconds to wait for the network"),
+    (arg("--timeout", type=number, range=rules.TIMEOUT, metavar="S",
+         help="seconds one exchange with the portal may take, in all"),
      DEFAULT_TIMEOUT),
     (arg("--journal", metavar="DIR", help=f"keep draws, drafts and receipts in DIR (default ${JOURNAL_VARIABLE}, "
          f"else {JOURNAL_HOME})"), None),
@@ -316,16 +312,6 @@ ENVIRONMENT = (
     ("https_proxy, http_proxy, no_proxy", "an `http://host:port` proxy without credentials"),
     (DEBUG_VARIABLE, "`1` shows the traceback of an unexpected failure"),
 )
-# The common options that take a value: the word after one is never the command.
-VALUED = tuple(argument.flags[0] for argument, _ in COMMON if argument.options.get("action") != "store_true")
-
-
-def _every_command(commands: tuple):
-    for command in commands:
-        yield command
-        yield from command.actions
-
-
 class View:
     """One program: its name, what it is for, its share of the commands, and, for the
     bundled scripts, which script does each group's work."""
@@ -353,7 +339,7 @@ class View:
     def runner(self, group: str, folder: Optional[str] = None) -> str:
         """How to run the script of a group of commands in ``folder``, by default the folder of
         the script run; the setup commands are no script's: the package's, beside the scripts."""
-        from ..quoting import shell_word  # here: printing help need not pay for it
+        from .render import shell_word  # here: printing help need not pay for it
 
         folder = os.path.dirname(sys.argv[0]) if folder is None else folder
         return f"python3 {shell_word(os.path.join(folder, (self.script_of or SCRIPTS).get(group, PACKAGE)))}"
@@ -381,3 +367,151 @@ VIEWS = {
                    (BY_NAME["follow"],), SCRIPTS),
 }
 VERSION = f"{NAME} {__version__}"
+
+
+# -- the parsers, built from the table ----------------------------------------------------------
+
+HELP_WIDTH = 100
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    # A fixed width, so that help reads the same on every terminal and in the references.
+    return argparse.RawDescriptionHelpFormatter(prog, width=HELP_WIDTH, max_help_position=24)
+
+
+class Parser(argparse.ArgumentParser):
+    """A parser whose every refusal is one line that says what to do, and exits 2."""
+
+    def __init__(self, view: "View", **options):
+        self.view = view
+        self.choices: tuple = ()  # the names of the commands or actions it chooses among, if any
+        super().__init__(formatter_class=_formatter, allow_abbrev=False, **options)
+
+    def error(self, message: str):
+        refuse_with(self.prog, reworded(self.view, message, self.choices))
+
+
+def reworded(view: "View", message: str, choices: tuple = ()) -> str:
+    """argparse's refusal in this program's words, with the nearest command or option."""
+    import re
+
+    chosen = re.search(r"argument (COMMAND|ACTION): invalid choice: '([^']*)'", message)
+    if chosen:
+        name, names = chosen.group(2), choices
+        if chosen.group(1) == "COMMAND" and name in BY_NAME and view.script_of:
+            return USAGE["elsewhere"].format(name=name, prog=view.prog, command=view.spell(name))
+        return USAGE["unknown_command"].format(prog=view.prog, name=name, suggestion=_nearest(name, names))
+    unknown = re.match(r"unrecognized arguments: (-\S+)", message)
+    if unknown:
+        options = {flag for command in view.commands for argument in _with_actions(command)
+                   for flag in argument.flags if flag.startswith("-")}
+        options |= {flag for argument, _ in COMMON for flag in argument.flags} | {"--help", "--version"}
+        name = unknown.group(1).split("=")[0]
+        return USAGE["unknown_option"].format(name=name, suggestion=_nearest(name, options))
+    valued = re.match(r"argument (--[\w-]+).*: expected one argument", message)
+    if valued:
+        return USAGE["value_like_a_flag"].format(flag=valued.group(1))
+    typed = re.match(r"argument (--[\w-]+).*: invalid (whole|number) value: (.*)", message)
+    if typed:
+        kind = "a whole number" if typed.group(2) == "whole" else "a number"
+        return USAGE["not_a_number"].format(flag=typed.group(1), kind=kind, value=typed.group(3).strip("'"))
+    if "required: COMMAND" in message or "required: ACTION" in message:
+        return USAGE["no_command"].format(commands=", ".join(choices))
+    return message
+
+
+def _nearest(name: str, names) -> str:
+    close = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def _with_actions(command: Command):
+    yield from command.arguments
+    for action in command.actions:
+        yield from action.arguments
+
+
+def refuse_with(who: str, message: str):
+    """The one line that refuses a command line, and the exit code of every refusal."""
+    from .render import line  # here: printing help need not pay for it
+
+    sys.stderr.write(f"{who}: error: {line(message)} (see --help)\n")
+    raise SystemExit(EXIT_REFUSED)
+
+
+def explained(argument: Argument, default=None) -> str:
+    """What an argument does, with its choices, range and default."""
+    options = argument.options
+    extra = []
+    if options.get("choices"):
+        extra.append("one of " + ", ".join(options["choices"]))
+    if options.get("range"):
+        extra.append(str(options["range"]))
+    default = options.get("default", default)
+    if default not in (None, False, ""):
+        extra.append(f"default {default:g}" if isinstance(default, float) else f"default {default}")
+    return options["help"] + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def _add(parser: argparse.ArgumentParser, argument: Argument, default=None, shown: bool = True) -> None:
+    options = {name: value for name, value in argument.options.items() if name != "range"}
+    options["help"] = explained(argument, default).replace("%", "%%") if shown else argparse.SUPPRESS
+    if default is not None or not shown:
+        options["default"] = default if shown else argparse.SUPPRESS
+    parser.add_argument(*argument.flags, **options)
+
+
+def parser_for(view: "View") -> Parser:
+    """The parser of one program: its commands, each with its arguments and the common
+    options, which go before or after the command."""
+    if view.single:
+        parser = Parser(view, prog=view.prog, description=view.single.summary, epilog=_epilog(view, view.single))
+        _command(parser, view.single)
+        common = parser.add_argument_group("common options")
+        for argument, default in COMMON:
+            _add(common, argument, default)
+    else:
+        parser = Parser(view, prog=view.prog, description=view.about,
+                        epilog=f"a command's options and an example: {view.prog} COMMAND --help")
+        common = parser.add_argument_group("options for every command")
+        for argument, default in COMMON:
+            _add(common, argument, default)
+        commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="COMMAND")
+        commands.required = True
+        parser.choices = tuple(command.name for command in view.commands)
+        for command in view.commands:
+            _command(commands.add_parser(command.name, help=command.summary, description=command.summary,
+                                         epilog=_epilog(view, command), view=view, prog=f"{view.prog} {command.name}"),
+                     command, view)
+    parser.add_argument("--version", action="version", version=VERSION)
+    return parser
+
+
+def _command(parser: argparse.ArgumentParser, command: Command, view: Optional["View"] = None) -> None:
+    """A command's own arguments; in a program of several commands, the common options too,
+    accepted after it and said once, in the program's help."""
+    for argument in command.arguments:
+        _add(parser, argument)
+    if view is not None:
+        for argument, _ in COMMON:
+            _add(parser, argument, shown=False)
+    parser.set_defaults(command=command)
+    if command.actions:
+        actions = parser.add_subparsers(title="actions", metavar="ACTION", dest="ACTION")
+        actions.required = True
+        parser.choices = tuple(action.name for action in command.actions)
+        for action in command.actions:
+            _command(actions.add_parser(action.name, help=action.summary, description=action.summary,
+                                        epilog=_epilog(view, action, command), view=view,
+                                        prog=f"{view.prog} {command.name} {action.name}"), action, view)
+
+
+def _epilog(view: Optional["View"], command: Command, parent: Optional[Command] = None) -> str:
+    parts = [f"prints: {command.prints}"] if command.prints else []
+    if view is not None and (command.example or not command.actions):
+        words = view.words(command, parent) + ([command.example] if command.example else [])
+        parts.append("example:\n  " + " ".join(words))
+    if view is not None and not view.single and (command.group != SETUP or command.name == "sandbox"):
+        names = ", ".join(argument.flags[0] for argument, _ in COMMON)
+        parts.append(f"options for every command: {names} (see {view.prog} --help)")
+    return "\n\n".join(parts)

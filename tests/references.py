@@ -2,7 +2,7 @@
 command table (every flag, default, range, output and example), the error and advice tables
 (every message the code prints, and its remedy) and the constants the behaviour follows.
 
-``python3 -m benchmarks_wiki.cli.manual FOLDER`` writes the files into FOLDER (the skill's
+``python3 -m tests.references [FOLDER]`` writes the files into FOLDER (by default the skill's
 ``reference/``); ``--check`` only says which are stale. A test fails on a stale file.
 """
 
@@ -13,15 +13,17 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from .. import NAME, errors, render, rules, transport
-from ..errors import MESSAGES
-from ..skill import REFERENCE, SCRIPTS_FOLDER
-from .helping import label
-from .output import NOTES
-from .posting import BODY_FILE_CEILING, POST_ADVICE
-from .table import (COMMON, DEFAULT_LIST_LIMIT, ENVIRONMENT, EXIT_INTERRUPTED, READ, SETUP, USAGE, VIEWS, Command,
-                    View)
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
 
+from benchmarks_wiki import NAME, errors, rules, transport  # noqa: E402
+from benchmarks_wiki.cli.messages import ADVICE, NOTES, OUTCOMES, POST_ADVICE, USAGE  # noqa: E402
+from benchmarks_wiki.cli.posting import BODY_FILE_CEILING  # noqa: E402
+from benchmarks_wiki.cli.table import (COMMON, DEFAULT_LIST_LIMIT, ENVIRONMENT, EXIT_CODES, EXIT_INTERRUPTED,  # noqa: E402
+                                       EXIT_UNEXPECTED, READ, SETUP, VIEWS, Command, View, explained)
+from benchmarks_wiki.errors import MESSAGES  # noqa: E402
+
+REFERENCE, SCRIPTS_FOLDER = ROOT / "reference", "scripts"
 SKILL = f'"$SKILL/{SCRIPTS_FOLDER}'
 # The scripts as this reference spells them: the skill's, from its folder.
 SCRIPTS_VIEW, FOLDER = VIEWS["draw"], SCRIPTS_FOLDER
@@ -35,11 +37,21 @@ def gist(documented) -> str:
     return " ".join((documented.__doc__ or documented.__name__).split()).split(". ")[0].rstrip(".")
 
 
-# The exit codes of errors, each with its page and what it means, from the three kinds.
-EXITS = {kind.exit_code: (f"exit-{kind.exit_code}.md", gist(kind)) for kind in
-         sorted((errors.ApiError, errors.ValidationError, errors.TransportError), key=lambda kind: kind.exit_code)}
+# The exit codes of errors, each with its page and what it means, from the kinds.
+EXITS = {code: (f"exit-{code}.md", gist(kind)) for kind, code in sorted(EXIT_CODES.items(), key=lambda item: item[1])}
 # Where the reference explains a publish whose outcome is unknown.
 UNKNOWN_OUTCOME = "It may or may not be posted"
+
+
+def label(argument) -> str:
+    """How an argument is written: ``--pool N``, ``--json``, ``BENCH`` or ``[BENCH]``."""
+    flags, options = argument
+    if not flags[0].startswith("-"):
+        name = options.get("metavar") or flags[0].upper()
+        return {"?": f"[{name}]", "*": f"[{name} ...]"}.get(options.get("nargs"), name)
+    if options.get("action") == "store_true":
+        return flags[0]
+    return f"{flags[0]} {options.get('metavar') or flags[0].lstrip('-').upper()}"
 
 
 class Placeholders(string.Formatter):
@@ -90,9 +102,7 @@ def command_section(view: View, command: Command, parent: Optional[Command] = No
 
 
 def explain(argument) -> str:
-    from .helping import explain as described
-
-    return described(argument).replace("|", "\\|")
+    return explained(argument).replace("|", "\\|")
 
 
 def program_page(key: str) -> str:
@@ -135,9 +145,7 @@ def index_page() -> str:
 
 
 def explain_common(argument, default) -> str:
-    from .helping import explain as described
-
-    return described(argument, default).replace("|", "\\|")
+    return explained(argument, default).replace("|", "\\|")
 
 
 def output_section() -> list:
@@ -159,7 +167,8 @@ def exit_section() -> list:
     lines = ["## Exit codes", "", "| code | meaning |", "| --- | --- |",
              "| 0 | done (also `--help`, `--version`, and a reader that closed the pipe early) |"]
     lines += [f"| {code} | {lowered(meaning)}: [{name}]({name}) |" for code, (name, meaning) in EXITS.items()]
-    lines += [f"| {EXIT_INTERRUPTED} | interrupted (Ctrl-C) |", ""]
+    lines += [f"| {EXIT_INTERRUPTED} | interrupted (Ctrl-C) |",
+              f"| {EXIT_UNEXPECTED} | a failure of the program itself: the line asks to report it |", ""]
     return lines
 
 
@@ -168,8 +177,9 @@ def behaviour_section() -> list:
     ceilings = ", ".join(f"{min(policy.max_backoff, policy.first_backoff * 2 ** n):g}" for n in range(policy.retries))
     return ["## Behaviour", "",
             f"- **Retries.** `--retries {policy.retries}` means up to {policy.retries + 1} sendings of the identical "
-            f"request, on {', '.join(map(str, sorted(policy.statuses)))} or a network failure; not "
-            f"{listed_in(errors.TransportError.retryable)}. Each wait is random up to a "
+            f"request, on {', '.join(map(str, sorted(policy.statuses)))} or a network failure, a timeout "
+            "included; not a certificate that fails, a host that does not resolve, a proxy that refuses or a "
+            "port that speaks the other scheme. Each wait is random up to a "
             f"ceiling that doubles ({ceilings} s), at most {policy.max_backoff:g} s; a `Retry-After` of at most "
             f"{policy.max_retry_after:g} s is waited instead, a longer one stops at once. A kept-alive connection "
             "found closed is reopened and the request sent once more, apart from the retries.",
@@ -194,16 +204,16 @@ def entries_of(code: int) -> dict:
     """The messages of one exit code, grouped by the class raised (first line of its docstring)."""
     groups: dict = {}
     for reason, entry in MESSAGES.items():
-        if entry.kind.exit_code == code:
+        if next(number for kind, number in EXIT_CODES.items() if issubclass(entry.kind, kind)) == code:
             groups.setdefault(gist(entry.kind), []).append((reason, entry))
     return groups
 
 
-def message_line(entry) -> str:
+def message_line(reason, entry) -> str:
     text = shown(entry.text)
     if issubclass(entry.kind, errors.ApiError):
         text = f"STATUS CODE: {text}"
-    remedy = entry.advice or entry.hint
+    remedy = ADVICE.get(reason) or entry.hint
     return f"- `{text}`" + (f": {shown(remedy)}" if remedy else "")
 
 
@@ -222,7 +232,7 @@ def exit_page(code: int) -> str:
         lines += contents(groups)
     for heading, listed in groups.items():
         lines += [f"## {heading}", ""]
-        lines += [message_line(entry) if entry else f"- `{shown(USAGE[reason])}`" for reason, entry in listed]
+        lines += [message_line(reason, entry) if entry else f"- `{shown(USAGE[reason])}`" for reason, entry in listed]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -254,11 +264,13 @@ def lowered(sentence: str) -> str:
 def troubleshooting_page() -> str:
     lines = ["## By exit code", ""]
     lines += [f"- **{code}**: {lowered(meaning)}: [{name}]({name})" for code, (name, meaning) in EXITS.items()]
-    lines += [f"- **{EXIT_INTERRUPTED}**: interrupted (Ctrl-C); while sending a post, the line ends as below", "",
+    lines += [f"- **{EXIT_INTERRUPTED}**: interrupted (Ctrl-C); while sending a post, the line ends as below",
+              f"- **{EXIT_UNEXPECTED}**: a failure of the program itself; the line asks to report it", "",
               f"## {UNKNOWN_OUTCOME}", "",
               "After a publish that may have been recorded (a 429 or 5xx answer, an unreadable answer, a network "
               "failure once the request went out, a refused redirect, Ctrl-C), the error line ends:", "",
               f"- `{shown(POST_ADVICE['unknown'])}`", "",
+              "(`WHEN` is `after SECONDS s, ` where the portal asked to wait, else nothing.)", "",
               "Run that command, and only it, once the cause has passed: it sends the same request, nonce and "
               "all, and the portal answers a repeat with the original post. Never preview anew to retry: that "
               "is a new nonce, and a second post. Where nothing can have been recorded, the line says so:", "",
@@ -266,7 +278,7 @@ def troubleshooting_page() -> str:
               "## What sending did", "",
               f"`{VIEWS['post'].prog} --draft` prints one of these, then the post's link and "
               "the command that follows the replies:", ""]
-    lines += [f"- `{shown(text)}`" for text in render.OUTCOMES.values()]
+    lines += [f"- `{shown(text)}`" for text in OUTCOMES.values()]
     lines += ["", "## Notes that are not errors", "", "On stderr, exit 0:", ""]
     lines += [f"- `{shown(text)}`" for text in NOTES.values()]
     head = ["# Troubleshooting", "", "Generated from the error and advice tables; do not edit.", ""]

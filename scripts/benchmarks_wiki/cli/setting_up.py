@@ -1,10 +1,13 @@
-"""The agent skill as files: packed into one reproducible archive, or installed as a folder
-in an agent's skills folder.
+"""The commands that set things up, for the person installing; an agent runs none of them,
+so the skill's archive leaves this module out: the skill as files (packed into one
+reproducible archive, or installed as a folder in an agent's skills folder), the sandbox,
+and shell completion.
 
-The skill is SKILL.md, LICENSE, reference/*.md, the three scripts and this package. In a
-checkout the first four sit around the package (``scripts/benchmarks_wiki/../../SKILL.md``);
-a built package carries them inside itself, in ``skill_files/`` (setup.py puts them there),
-since an installed package has no checkout around it.
+The skill is SKILL.md, LICENSE, reference/*.md, the three scripts and what of this package
+they run. In a checkout the first four sit around the package
+(``scripts/benchmarks_wiki/../../SKILL.md``); a built package carries them inside itself, in
+``skill_files/`` (setup.py puts them there), since an installed package has no checkout
+around it.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ from collections import namedtuple
 from pathlib import Path
 from typing import Callable, List, Optional
 
-from . import NAME
-from .cli.table import READ
-from .cli.table import SCRIPTS as SCRIPT_OF_GROUP
-from .errors import fail
-from .files import replace_atomically
+from .. import NAME
+from ..errors import fail
+from ..files import replace_atomically
+from . import render
+from .context import Context
+from .table import COMMANDS, COMMON, READ, VIEWS
+from .table import SCRIPTS as SCRIPT_OF_GROUP
 
 ARCHIVE_NAME = f"{NAME}.zip"
 BUNDLED = "skill_files"
@@ -31,7 +36,10 @@ SCRIPTS = tuple(sorted(SCRIPT_OF_GROUP.values()))
 # The skill's folders and files outside the package: its instructions, its reference pages,
 # and the folder of the scripts, which holds the package too.
 INSTRUCTIONS, REFERENCE, SCRIPTS_FOLDER = "SKILL.md", "reference", "scripts"
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent.parent
+# What of the package no script runs: the sandbox, the setup commands, and running the
+# package itself; the pip package keeps them.
+NOT_IN_THE_SKILL = ("sandbox", "cli/setting_up.py", "__main__.py")
 # The earliest time a zip entry can hold: the same for every build, so that the same source
 # always gives the same bytes, whenever and wherever its files were copied.
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
@@ -82,12 +90,15 @@ def source_root() -> Path:
 
 
 def package_paths() -> List[str]:
-    """This package's modules, relative to it: no caches, no hidden files, not the bundle."""
+    """The package's modules the scripts run, relative to it: no caches, no hidden files, not
+    the bundle, nothing only the setup commands run."""
     found = []
-    for path in PACKAGE.rglob("*.py"):
+    for path in [*PACKAGE.rglob("*.py"), PACKAGE / "py.typed"]:
         parts = path.relative_to(PACKAGE).parts
-        if parts[0] != BUNDLED and not any(part.startswith(".") or part == "__pycache__" for part in parts):
-            found.append("/".join(parts))
+        relative = "/".join(parts)
+        if parts[0] != BUNDLED and not any(part.startswith(".") or part == "__pycache__" for part in parts) \
+                and not relative.startswith(NOT_IN_THE_SKILL):
+            found.append(relative)
     return found
 
 
@@ -236,3 +247,109 @@ def _writing(where: Path, write: Callable[[], None]) -> None:
         write()
     except OSError as error:
         raise fail("cannot_write", path=error.filename or where, problem=error.strerror or error) from None
+
+
+# -- skill pack and skill install ---------------------------------------------------------
+
+def run_pack(ctx: Context, args) -> None:
+    packed = pack(args.out or ".")
+    ctx.out(render.line(f"{packed.path}  {packed.size} bytes, {packed.entries} files"))
+
+
+def run_install(ctx: Context, args) -> None:
+    done = install(args.dest, force=args.force)
+    ctx.out(render.line(_what_happened(done)))
+    scripts = str(done.folder / SCRIPTS_FOLDER)
+    ctx.out(render.line(f"check it works: {VIEWS['draw'].spell('stats', scripts)}"))
+
+
+def _what_happened(done: Installed) -> str:
+    if not done.changed:
+        return f"{NAME} {done.version} is already installed in {done.folder}; nothing changed"
+    if done.previous is None:
+        return f"installed {NAME} {done.version} in {done.folder}"
+    return f"replaced {NAME} {done.previous.label(done.version)} with {done.version} in {done.folder}"
+
+
+# -- the sandbox ----------------------------------------------------------------------------
+
+def run_sandbox(ctx: Context, args) -> int:
+    from ..sandbox import serve  # here: only this command pays for the sandbox
+
+    return serve(port=args.port, host=args.host, large=args.large, legacy=args.legacy, replies=args.replies,
+                 reply_after=args.reply_after)
+
+
+# -- completion -----------------------------------------------------------------------------
+
+# The common options that take a value: the word after one is never the command.
+_VALUED = tuple(argument.flags[0] for argument, _ in COMMON if argument.options.get("action") != "store_true")
+
+
+def words() -> dict:
+    """For each command (and ``skill ACTION``), the words that may follow it; "" holds the commands."""
+    common = [flag for argument, _ in COMMON for flag in argument.flags] + ["--help"]
+    found = {"": [command.name for command in COMMANDS] + common}
+    for command in COMMANDS:
+        options = [flag for argument in command.arguments for flag in argument.flags if flag.startswith("-")]
+        choices = [choice for argument in command.arguments for choice in argument.options.get("choices") or ()]
+        found[command.name] = [action.name for action in command.actions] + choices + options + common
+        for action in command.actions:
+            found[f"{command.name} {action.name}"] = [flag for argument in action.arguments
+                                                      for flag in argument.flags] + common
+    return found
+
+
+def bash() -> str:
+    cases = "\n".join(f'        "{key}") words="{" ".join(value)}" ;;' for key, value in words().items())
+    valued = "|".join(_VALUED)
+    with_actions = "|".join(command.name for command in COMMANDS if command.actions)
+    function = "_" + NAME.replace("-", "_")  # a shell function's name has no hyphen
+    return f"""# bash completion for {NAME}: eval "$({NAME} completion bash)"
+{function}() {{
+    local current="${{COMP_WORDS[COMP_CWORD]}}" key="" skip="" word words=""
+    for word in "${{COMP_WORDS[@]:1:COMP_CWORD-1}}"; do
+        if [ -n "$skip" ]; then skip=""; continue; fi
+        case "$word" in
+            {valued}) skip=1 ;;
+            -*) ;;
+            *) case "$key" in "") key="$word" ;; {with_actions}) key="$key $word" ;; esac ;;
+        esac
+    done
+    case "$key" in
+{cases}
+    esac
+    COMPREPLY=($(compgen -W "$words" -- "$current"))
+}}
+complete -o default -F {function} {NAME}
+"""
+
+
+def zsh() -> str:
+    return f"""#compdef {NAME}
+# zsh completion for {NAME}: eval "$({NAME} completion zsh)"
+autoload -U bashcompinit && bashcompinit
+{bash()}"""
+
+
+def fish() -> str:
+    lines = [f"# fish completion for {NAME}: {NAME} completion fish | source",
+             f"complete -c {NAME} -f"]
+    for command in COMMANDS:
+        summary = command.summary.replace("'", "\\'")
+        lines.append(f"complete -c {NAME} -n '__fish_use_subcommand' -a {command.name} -d '{summary}'")
+        for action in command.actions:
+            lines.append(f"complete -c {NAME} -n '__fish_seen_subcommand_from {command.name}' -a {action.name} "
+                         f"-d '{action.summary}'")
+        for argument in [*command.arguments, *(a for action in command.actions for a in action.arguments)]:
+            for flag in argument.flags:
+                if flag.startswith("--"):
+                    lines.append(f"complete -c {NAME} -n '__fish_seen_subcommand_from {command.name}' "
+                                 f"-l {flag[2:]}")
+    for argument, _ in COMMON:
+        lines.append(f"complete -c {NAME} -l {argument.flags[0][2:]}")
+    return "\n".join(lines) + "\n"
+
+
+def run_completion(ctx: Context, args) -> None:
+    ctx.out({"bash": bash, "zsh": zsh, "fish": fish}[args.shell]().rstrip("\n"))

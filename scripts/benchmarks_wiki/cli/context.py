@@ -3,75 +3,29 @@ says what went wrong, in this program's own terms."""
 
 from __future__ import annotations
 
-import string
 import sys
 import time
 from functools import cached_property
 from typing import Callable, Optional
 
-from .. import PACKAGE, render
-from ..errors import MESSAGES, BenchmarksWikiError
-
-# Every line a command writes to stderr that is not an error, by name.
-NOTES = {
-    "journal_unwritable": "journal off: cannot write {path} ({problem})",
-    "journal_failed": "journal: cannot write in {path} ({problem}); going on without it",
-    "journal_exposed": "journal: {path} can be read by other users (mode {mode:o}), and a waiting draft holds its "
-                       "nonce; make it private: chmod -R go= {folder}",
-    "more_remain": "{limit} shown, more remain: add --limit N to see more",
-    "none_listed": "no {what}",
-    "no_drafts": "no drafts waiting",
-    "discarded": "discarded {path}; it is never sent",
-    "stopped_quiet": "stopped: no new post for {seconds:g} s",
-    "stopped_in_all": "stopped: {seconds:g} s in all, after printing every post so far",
-    "not_resuming": "no record of following {threads}; starting from the newest post",
-    "resume_without_journal": "the journal is off; not resuming {threads}; starting from the newest post",
-    "no_receipt": "the post is published, but no receipt was written beside {path}",
-    "not_drawn": "not drawn here; check the id with: {command}",
-    "dry_run": "nothing sent. When published, {summary}, public at once; "
-               f"{render.PUBLISH_EXACTLY}: {{command}}",
-}
+from .. import PACKAGE
+from ..errors import BenchmarksWikiError
+from ..rules import check_settings
+from . import render
+from .messages import NOTES, Spelled, advice_for
+from .table import exit_code
 
 
-class _Spelled(string.Formatter):
-    """Remedies as the command line says them: ``{command[NAME]}`` is a command spelled for
-    the program run (``when_missing``: the one that shows what exists), ``{value!q}`` a value
-    quoted for the shell."""
-
-    def __init__(self, spell: Callable[[str], str], when_missing: Optional[tuple]):
-        self._spell = spell
-        self._when_missing = when_missing
-
-    def get_field(self, field_name, args, kwargs):
-        if field_name.startswith("command["):
-            name = field_name[len("command["):-1]
-            if name == "when_missing":
-                if not self._when_missing:
-                    raise KeyError(name)
-                name = self._when_missing[0]
-            return self._spell(name), field_name
-        return super().get_field(field_name, args, kwargs)
-
-    def convert_field(self, value, conversion):
-        return render.shell_word(str(value)) if conversion == "q" else super().convert_field(value, conversion)
-
-
-def remedy(error: BenchmarksWikiError, spell: Callable[[str], str], when_missing: Optional[tuple] = None):
-    """What to do about ``error``, in this program's words: the command line's advice from the
-    table where it has its own, else the library's hint."""
-    entry = MESSAGES.get(error.reason or "")
-    if entry is None:
+def remedy(error: BenchmarksWikiError, spell: Callable[[str], str], when_missing: Optional[str] = None):
+    """What to do about ``error``, in this program's words: the command line's advice where it
+    has its own, else the library's hint."""
+    template = advice_for(error.reason, when_missing)
+    if template is None:
         return error.hint
-    for template in (entry.advice, entry.hint):
-        if template is not None:
-            try:
-                return _Spelled(spell, when_missing).format(template, **error.facts)
-            except KeyError:
-                continue
-    return None
+    return Spelled(spell, render.shell_word, when_missing).format(template, **error.facts)
 
 
-def describe(error: BenchmarksWikiError, spell: Callable[[str], str], when_missing: Optional[tuple] = None,
+def describe(error: BenchmarksWikiError, spell: Callable[[str], str], when_missing: Optional[str] = None,
              advice: Optional[str] = None) -> str:
     """The error on one line: what happened, then what to do, with commands spelled by
     ``spell``; ``advice`` follows the remedy."""
@@ -85,6 +39,7 @@ class Context:
     """One run of one command: its arguments, its program, and what it opens on first use."""
 
     def __init__(self, args, view, client_options=None):
+        check_settings(args.timeout, args.retries)  # before anything is read or written
         self.args = args
         self.view = view
         self._client_options = {"sleep": self._sleep, **(client_options or {})}
@@ -171,13 +126,18 @@ class Context:
     def command(self, name: str) -> str:
         return self.view.spell(name)
 
+    def remedy(self, error: BenchmarksWikiError) -> Optional[str]:
+        missing = self.args.command.when_missing
+        return remedy(error, self.view.spell, missing[0] if missing else None)
+
     def describe(self, error: BenchmarksWikiError, advice: Optional[str] = None) -> str:
-        return describe(error, self.view.spell, self.args.command.when_missing, advice)
+        missing = self.args.command.when_missing
+        return describe(error, self.view.spell, missing[0] if missing else None, advice)
 
     def fail(self, error: BenchmarksWikiError, advice: Optional[str] = None) -> int:
         """Say what went wrong, on one line; the exit code that reports it."""
         self.note(f"{self.view.prog}: error: {self.describe(error, advice)}")
-        return error.exit_code
+        return exit_code(error)
 
     def out(self, text: str) -> None:
         sys.stdout.write(text + "\n")
