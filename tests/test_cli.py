@@ -114,7 +114,8 @@ def attribute(flag):
 # Each option with a range, the library's name for it, and a call that hands the library the value.
 RANGED = [
     ("draw.py", ["try", "gsm8k"], "--pool", "pool", rules.POOL, lambda client, value: client.sample("gsm8k", pool=value)),
-    ("draw.py", ["try", "gsm8k"], "--count", "count", rules.COUNT, lambda client, value: client.sample_many("gsm8k", count=value)),
+    ("draw.py", ["try", "gsm8k", "--pool", "10000"], "--count", "count", rules.COUNT,
+     lambda client, value: client.sample_many("gsm8k", count=value, pool=10000)),
     ("draw.py", ["tasks", "gsm8k"], "--limit", "limit", rules.LIMIT, lambda client, value: client.tasks("gsm8k", limit=value)),
     ("draw.py", ["threads"], "--limit", "limit", rules.LIMIT, lambda client, value: client.threads(limit=value)),
     ("post.py", ["--task", TASK, "--body", "x"], "--revision", "revision", rules.REVISION,

@@ -38,7 +38,7 @@ def test_every_reason_raised_is_in_the_table_and_every_entry_is_raised():
     assert {reason for reason in raised.values() if reason not in MESSAGES} == set()
     indirect = {"unreadable", "answer_too_large", "not_found", "refused", "busy", "busy_wait", "server_error",
                 "untrusted_certificate", "host_not_found", "timed_out", "connection_refused", "proxy_refused",
-                "tls_failed", "connection_failed"}  # chosen by the retry policy, or by unreadable()
+                "tls_failed", "connection_failed", "wrong_scheme"}  # chosen by the retry policy, or by unreadable()
     assert set(MESSAGES) - set(raised.values()) - indirect == set()
     errors = (PACKAGE / "errors.py").read_text(encoding="utf-8")
     sources = (PACKAGE / "transport.py").read_text(encoding="utf-8") + errors[errors.index("def fail("):]
@@ -46,15 +46,17 @@ def test_every_reason_raised_is_in_the_table_and_every_entry_is_raised():
 
 
 @pytest.mark.parametrize("reason", sorted(MESSAGES))
-def test_each_reason_has_words_for_the_command_line(reason):
-    entry = MESSAGES[reason]
-    for template in (entry.text, entry.hint, entry.advice):
-        if template:
-            assert fields(template) <= fields(entry.text) | fields(entry.hint or "") | fields(entry.advice or "")
-    words = entry.advice or entry.hint or ""
-    assert not PYTHON_WORDS.search(words), f"{reason}: the command line would show {words!r}"
-    if entry.advice:
-        assert entry.advice != entry.hint, f"{reason}: advice that says the same as the hint"
+def test_each_reason_has_words_for_the_library_and_the_command_line(reason):
+    from benchmarks_wiki.cli.messages import ADVICE
+
+    entry, advice = MESSAGES[reason], ADVICE.get(reason)
+    made = fields(entry.text) | fields(entry.hint or "") | {"status", "code", "attempts", "write", "sent"}
+    assert fields(entry.hint or "") <= fields(entry.text) | fields(entry.hint or "")
+    if advice:
+        assert fields(advice) - {"command"} <= made, f"{reason}: advice names a fact the error lacks"
+        assert advice != entry.hint and not PYTHON_WORDS.search(advice), reason
+    # The library's words name no option of the command line.
+    assert not re.search(r"(?<![\w-])--[a-z]", entry.text + (entry.hint or "")), reason
     assert issubclass(entry.kind, BenchmarksWikiError)
 
 
@@ -65,7 +67,33 @@ def test_the_command_line_spells_its_own_remedy():
     assert error.hint == "read its introduction with Client.benchmark()"
     missing = fail("not_found", status=404, code="not_found", message="no task x")
     assert remedy(missing, str, when_missing=None) == "check the id"
-    assert remedy(missing, lambda name: f"draw.py {name}", when_missing=("try",)).endswith("draw.py try")
+    assert remedy(missing, lambda name: f"draw.py {name}", when_missing="try").endswith("draw.py try")
+
+
+def test_each_kind_of_error_exits_with_its_own_code_decided_in_one_map():
+    from benchmarks_wiki.cli.table import EXIT_CODES, exit_code
+    from benchmarks_wiki.errors import LocalError
+
+    assert EXIT_CODES == {ApiError: 1, ValidationError: 2, TransportError: 3, LocalError: 4}
+    for reason, entry in MESSAGES.items():
+        facts = {name: "x" for name in fields(entry.text) | fields(entry.hint or "")}
+        facts.update(seconds=1.0, wait=1.0, size=1, limit=1, found=[])
+        if issubclass(entry.kind, ApiError):
+            facts.update(status=500, code="c")
+        error = fail(reason, **facts)
+        assert type(error) is entry.kind
+        expected = next(code for kind, code in EXIT_CODES.items() if isinstance(error, kind))
+        assert exit_code(error) == expected
+        # Nothing the portal did not answer exits 1.
+        assert (expected == 1) is isinstance(error, ApiError), reason
+
+
+def test_a_lock_the_portal_never_saw_is_not_a_refusal_of_the_portal_nor_of_the_arguments():
+    from benchmarks_wiki.cli.table import exit_code
+    from benchmarks_wiki.errors import JournalError, SkillError
+
+    for error in (fail("lock_timeout", path="p", seconds=60), fail("cannot_write", path="p", problem="full")):
+        assert isinstance(error, (JournalError, SkillError)) and exit_code(error) == 4
 
 
 def answering(*responses):
@@ -110,7 +138,7 @@ def test_a_write_that_may_be_recorded_says_how_to_send_the_same_request(fake_tim
                 client.publish("a result", task_id=TASK)
         error = caught.value
         assert error.outcome_unknown and error.write
-        assert "send the same request again" in error.hint and "try again" not in error.hint
+        assert error.hint.startswith("send the same request again") and "try again" not in error.hint
         assert len({request.url for request in sent}) == 1  # every attempt the same request, nonce and all
 
 
@@ -144,7 +172,7 @@ def test_each_error_status_is_told_by_its_class(status, kind, refused, fake_time
     with client_with(transport, fake_time, retries=0) as client:
         with pytest.raises(ApiError) as caught:
             client.publish("a result", task_id=TASK)
-    assert type(caught.value) is kind and caught.value.refused_for_good == refused
+    assert type(caught.value) is kind and isinstance(caught.value, Refused) == refused
     assert caught.value.outcome_unknown == (not refused)
 
 
@@ -165,16 +193,9 @@ def test_an_answer_the_client_cannot_read_is_its_own_class(fake_time):
             client.stats()
 
 
-def test_the_three_kinds_keep_their_exit_codes():
-    assert (ApiError.exit_code, ValidationError.exit_code, TransportError.exit_code) == (1, 2, 3)
-    for entry in MESSAGES.values():
-        assert entry.kind.exit_code in (1, 2, 3)
-
-
 def test_every_flag_a_message_names_is_a_flag_of_the_command_line():
-    from benchmarks_wiki.cli.messages import NOTES
-    from benchmarks_wiki.cli.posting import POST_ADVICE
-    from benchmarks_wiki.cli.table import COMMANDS, COMMON, USAGE
+    from benchmarks_wiki.cli.messages import ADVICE, NOTES, POST_ADVICE, USAGE
+    from benchmarks_wiki.cli.table import COMMANDS, COMMON
 
     def flags_of(command):
         return {flag for argument in command.arguments for flag in argument.flags} | {
@@ -183,6 +204,6 @@ def test_every_flag_a_message_names_is_a_flag_of_the_command_line():
     known = {flag for command in COMMANDS for flag in flags_of(command)}
     known |= {flag for argument, _ in COMMON for flag in argument.flags} | {"--help", "--version"}
     words = [text for message in MESSAGES.values() for text in message if isinstance(text, str)]
-    words += [*NOTES.values(), *POST_ADVICE.values(), *USAGE.values()]
+    words += [*NOTES.values(), *POST_ADVICE.values(), *USAGE.values(), *ADVICE.values()]
     named = {flag for text in words for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", text)}
     assert named - known == set()

@@ -149,12 +149,12 @@ def test_an_unexpected_failure_is_one_line_naming_the_command(monkeypatch, capsy
         raise ZeroDivisionError("a bug")
 
     monkeypatch.setattr(reading, "run_stats", broken)
-    assert cli.main(["stats"], view="draw") == 1
+    assert cli.main(["stats"], view="draw") == 70
     err = capsys.readouterr().err
     assert err == ("draw.py: error: unexpected ZeroDivisionError in draw.py stats: a bug; please report it "
                    "(BENCHMARKS_WIKI_DEBUG=1 shows the traceback)\n")
     monkeypatch.setenv("BENCHMARKS_WIKI_DEBUG", "1")
-    assert cli.main(["stats"], view="draw") == 1
+    assert cli.main(["stats"], view="draw") == 70
     assert "Traceback" in capsys.readouterr().err
 
 

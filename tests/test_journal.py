@@ -144,7 +144,7 @@ def test_two_processes_publish_one_draft_once(portal, draft):
 def test_a_failed_publish_names_the_draft_to_retry(run, portal, task_id):
     portal.fail_next(503, times=4)
     done = run("post.py", "--task", task_id, "--body", "x", "--retries", "0")
-    assert done.returncode == 1 and "same nonce" in done.stderr
+    assert done.returncode == 1 and "resend the same request" in done.stderr
     retry = done.stderr.split("cannot post twice: ")[1].strip()
     assert "--draft " in retry
     portal.clear_faults()
@@ -782,7 +782,7 @@ def test_a_draft_whose_lock_cannot_be_opened_is_refused_with_the_systems_reason(
     draft.lock_file().mkdir()  # where the lock file should be, a folder
     portal.reset_counters()
     done = run("post.py", "--draft", str(draft.path))
-    assert (done.returncode, done.stdout) == (2, "")
+    assert (done.returncode, done.stdout) == (4, "")
     assert done.stderr.startswith(f"post.py: error: cannot lock {draft.lock_file()} (Is a directory); nothing sent")
     assert portal.requests == []
     with pytest.raises(JournalError) as caught:

@@ -6,7 +6,7 @@ import pytest
 
 from tests.conftest import publishes
 
-from benchmarks_wiki.errors import DraftError
+from benchmarks_wiki.errors import DraftError, Refused
 from benchmarks_wiki import (CONFIRMED, EARLIER, NEW, ApiError, Client, Draft, Journal, RetryPolicy,
                              ValidationError)
 
@@ -95,7 +95,7 @@ def test_a_draft_refused_for_good_is_not_sent_again(client, portal, task_id, jou
     draft = journal.keep(client.prepare("too new", task_id=task_id, revision=99))
     with pytest.raises(ApiError) as caught:
         client.send(draft)
-    assert caught.value.refused_for_good and not caught.value.outcome_unknown
+    assert isinstance(caught.value, Refused) and not caught.value.outcome_unknown
     portal.reset_counters()
     with pytest.raises(ValidationError) as refused:
         client.send(draft)

@@ -249,7 +249,7 @@ def test_a_batch_stopped_by_a_lost_answer_ends_with_exactly_one_post_each(run, p
     portal.drop_after_record(times=2, skip=1)
     done = run("post.py", "--draft", drafts[0], "--draft", drafts[1], "--draft", drafts[2], "--retries", "0")
     assert done.returncode == 3 and done.stdout.startswith("posted ")
-    retry = done.stderr.split("which cannot post twice: ", 1)[1].strip()
+    retry = done.stderr.split("cannot post twice: ", 1)[1].strip()
     assert retry == f"python3 scripts/post.py --draft {drafts[1]} --draft {drafts[2]}"
     again = subprocess.run(retry, shell=True, capture_output=True, text=True, cwd=ROOT, env=script_env(portal))
     assert again.returncode == 0, again.stderr

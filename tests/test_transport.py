@@ -237,7 +237,7 @@ def test_untrusted_certificate_is_a_transport_error(portal, monkeypatch):
         Client(portal.origin).stats()
     assert "certificate" in str(caught.value)
     assert "to trust another CA, set BENCHMARKS_WIKI_CA_FILE to its PEM file" in str(caught.value)
-    assert caught.value.exit_code == 3
+    assert isinstance(caught.value, TransportError)
     assert portal.requests == []
 
 
@@ -246,11 +246,11 @@ def test_ssl_cert_file_is_honoured(portal, monkeypatch):
     assert Client(portal.origin).stats().problems > 0
 
 
-def test_stalled_portal_times_out_without_retrying(portal, tls):
-    portal.stall_next(2.0, times=4)
+def test_a_stalled_portal_times_out_and_is_asked_again(portal, tls, fake_time):
+    portal.stall_next(2.0, times=2)
     with pytest.raises(TransportError, match="within 0.3 s"):
-        Client(portal.origin, ssl_context=tls, timeout=0.3).stats()
-    assert len(portal.requests) == 1
+        Client(portal.origin, ssl_context=tls, timeout=0.3, retries=1, sleep=fake_time.sleep).stats()
+    assert len(portal.requests) == 2 and len(fake_time.slept) == 1
 
 
 def test_connection_refused_is_a_transport_error(tls, fake_time):
@@ -265,10 +265,11 @@ def test_connection_refused_is_a_transport_error(tls, fake_time):
 
 
 @pytest.mark.parametrize("scheme, answer, reason, said", [
-    ("https", b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", "tls_failed", "TLS failed with 127.0.0.1:"),
+    ("https", b"\x00\x01 not a protocol at all\r\n\r\n", "tls_failed", "TLS failed with 127.0.0.1:"),
+    ("https", b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", "wrong_scheme", "127.0.0.1:"),
     ("http", b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{",
      "connection_failed", "the connection to 127.0.0.1:"),
-], ids=["tls-failed", "cut-off"])
+], ids=["tls-failed", "plain-http", "cut-off"])
 def test_a_failed_tls_handshake_is_told_from_a_connection_cut_off(scheme, answer, reason, said, tls, fake_time):
     server = RawServer(answer)
     origin = server.origin.replace("http://", f"{scheme}://")
@@ -279,6 +280,20 @@ def test_a_failed_tls_handshake_is_told_from_a_connection_cut_off(scheme, answer
     finally:
         server.close()
     assert caught.value.reason == reason and str(caught.value).startswith(said)
+    if reason == "wrong_scheme":
+        assert " speaks plain HTTP (http://), not https://; use the origin http://127.0.0.1:" in str(caught.value)
+
+
+def test_plain_http_to_a_tls_port_says_the_port_speaks_tls_at_once(run, portal, fake_time):
+    origin = portal.origin.replace("https://", "http://")
+    with Client(origin, sleep=fake_time.sleep) as client:
+        with pytest.raises(TransportError) as caught:
+            client.stats()
+    assert caught.value.reason == "wrong_scheme" and fake_time.slept == [] and len(portal.requests) == 0
+    assert str(caught.value) == (f"{origin[len('http://'):]} speaks TLS (https://), not http://; use the origin "
+                                 f"{portal.origin}")
+    done = run("draw.py", "stats", "--origin", origin)
+    assert done.returncode == 3 and done.stderr.endswith(f"; give --origin {portal.origin}\n")
 
 
 def test_an_answer_got_in_one_exchange_counts_no_lost_answers(portal, tls):

@@ -101,6 +101,8 @@ class Client:
         """``count`` distinct problems among the benchmark's first ``pool``, drawn uniformly."""
         POOL.check(pool, "pool")
         COUNT.check(count, "count")
+        if count > pool:
+            raise fail("bad_value", name="count", allowed=f"at most the pool, {pool}", value=count)
         chooser: Any = rng if rng is not None else random  # the module: its seed is the caller's
         if slug is None:
             served = [bench.slug for bench in self.benchmarks() if bench.has_problems]

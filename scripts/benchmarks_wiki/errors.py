@@ -254,7 +254,7 @@ MESSAGES = {
     "cannot_lock": Message(JournalError, "cannot lock {path} ({problem}); nothing sent", "make its folder writable"),
     "lock_timeout": Message(JournalError, "{path} stayed locked for {seconds:g} s by another run; nothing sent",
                             "let the other run finish, then send it again"),
-    "journal_off": Message(JournalError, "the journal is off, and {what} needs it", "open a Journal"),
+    "journal_off": Message(ValidationError, "the journal is off, and {what} needs it", "open a Journal"),
     "nothing_published": Message(ValidationError, "this journal has published nothing yet, so there is "
                                  "nothing of yours to follow", "follow a thread by its id"),
     # body files
@@ -275,9 +275,9 @@ MESSAGES = {
     # the portal's own errors: its message, with the client's remedy
     "not_found": Message(NotFound, "{message}", "check the id"),
     "refused": Message(Refused, "{message}"),
-    "busy": Message(Unavailable, "{message}", "the portal is busy or unavailable; wait a few minutes"),
-    "busy_wait": Message(Unavailable, "{message}", "the portal asks to wait {wait:g} s, until {when}"),
-    "server_error": Message(ApiError, "{message}", "the portal failed; wait a while"),
+    "busy": Message(Unavailable, "{message}", "the portal is busy or unavailable; try again in a few minutes"),
+    "busy_wait": Message(Unavailable, "{message}", "the portal asks to wait {wait:g} s; try again after {when}"),
+    "server_error": Message(ApiError, "{message}", "the portal failed; try again later"),
     # the network
     "untrusted_certificate": Message(UntrustedCertificate, "TLS certificate verification failed for {where}: "
                                      "{problem}", "{trust}"),

@@ -266,11 +266,7 @@ class Journal:
         return draft
 
     def _drafts_in(self, part: str) -> list:
-        try:
-            names = os.listdir(self.folder / part)
-        except FileNotFoundError:
-            return []
-        return sorted(self.folder / part / name for name in names if _DRAFT_NAME.match(name))
+        return sorted(self.folder / part / name for name in _names(self.folder / part) if _DRAFT_NAME.match(name))
 
     # -- follows -----------------------------------------------------------------------------
 
@@ -304,13 +300,16 @@ class Journal:
         if limit is not None:
             LIMIT.check(limit, "limit")
         waiting = {draft.path for draft in self.pending()}
-        made = [(_moment(item.stat().st_mtime), "drawn", Path(item.path)) for item in _scan(self.folder / "draws")]
-        made += [(_stamp_time(path.name), "draft", path) for part in (WAITING, SENT) for path in self._drafts_in(part)]
+        made = [(_moment(item.stat().st_mtime), "drawn", item.path) for item in _scan(self.folder / "draws")]
+        # Names alone, and a path only for what is shown: a history of thousands costs a listing.
+        made += [(_stamp_time(name), "draft", part, name) for part in (WAITING, SENT) for name in _names(self.folder / part)
+                 if name.endswith(".json") and name.count(".") == 2]
         made.sort(key=lambda entry: (entry[0], entry[1] == "draft"), reverse=True)
-        for count, (moment, kind, path) in enumerate(made):
+        for count, (moment, kind, *where) in enumerate(made):
             # To the second: an entry made in the very second of ``since`` is on or after it.
             if (since is not None and moment[:19] < since[:19]) or (limit is not None and count >= limit):
                 return
+            path = Path(where[0]) if kind == "drawn" else self.folder / where[0] / where[1]
             yield _draw_entry(path) if kind == "drawn" else _draft_entry(path, path in waiting)
 
 
@@ -530,6 +529,13 @@ def _draft_name() -> str:
     moment = time.time()
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(moment)) + f".{int(moment * 1e6) % 1000000:06d}Z"
     return f"{stamp}-{os.urandom(4).hex()}.json"
+
+
+def _names(folder: Path) -> list:
+    try:
+        return os.listdir(folder)
+    except FileNotFoundError:
+        return []
 
 
 def _scan(folder: Path) -> list:

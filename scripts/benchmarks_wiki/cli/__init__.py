@@ -66,7 +66,7 @@ def _not_utf8(word: str) -> bool:
 
 
 def _unexpected(chosen, argv: list, error: Exception) -> int:
-    from .render import line  # here: printing help need not pay for it
+    from .safe import line  # here: printing help need not pay for it
 
     if os.environ.get(DEBUG_VARIABLE) == "1":
         import traceback  # only when asked for

@@ -28,6 +28,7 @@ USAGE = {
     "unknown_command": "{prog} has no command {name!r}{suggestion}",
     "elsewhere": "{name} is not {prog}'s; use: {command}",
     "unknown_option": "no option {name}{suggestion}",
+    "option_elsewhere": "{name} is not an option of this command",
     "value_like_a_flag": "{flag} takes a value; one that starts with - is written {flag}=VALUE",
     "not_a_number": "{flag} takes {kind}, not {value!r}",
     "argument_not_utf8": "argument {position} is not valid UTF-8",

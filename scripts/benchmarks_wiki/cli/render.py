@@ -1,83 +1,19 @@
-"""Text for people and agents, made safe to show, and values as shell words.
+"""Text for people and agents: each object the portal sends, each outcome, each draft.
 
-Everything the portal sends was written by strangers: a character that is not printable, or
-that shows as nothing, could rewrite the screen, hide text from the person while a model
-reads it, or forge a line of output. Each is shown as a visible escape instead, and every
-line of the portal's text is indented, so that none passes for one of the program's own.
-Every value in a command printed to be run is one shell word, whatever it holds.
+Every value goes through ``safe``: shown with its hidden characters escaped, and, in a
+command printed to be run, as one shell word. Every line of the portal's text is indented,
+so that none passes for one of the program's own, which start at the margin.
 """
 
 from __future__ import annotations
 
 from ..rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, NONCE_KEPT_HOURS, REPLIED_TO, default_kind
 from .messages import OUTCOMES, PUBLISH_EXACTLY
+from .safe import line, shell_word, text
 from .table import FLAGS, NOTES_FILE, flag
-
-# Characters Python counts printable that show as nothing or change the look of their
-# neighbours: fillers, the combining grapheme joiner, variation selectors.
-_FILLERS = frozenset([0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0,
-                      *range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)])
-
-
-def hidden(character: str) -> bool:
-    """Whether a character would not show as itself: a control, a format character, a line or
-    paragraph separator, unassigned, or a filler. Spaces of any width show as space."""
-    if character.isprintable():
-        return ord(character) in _FILLERS
-    import unicodedata  # here: only text beyond the printable needs it
-
-    return unicodedata.category(character) != "Zs"
-
-
-def escape(character: str) -> str:
-    code = ord(character)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def visible(value: str, keep: str = "") -> str:
-    """``value`` with every hidden character but those in ``keep`` shown as an escape."""
-    if value.isprintable() and value.isascii():
-        return value
-    return "".join(escape(character) if character not in keep and hidden(character) else character
-                   for character in value)
-
-
-def shell_word(value: str) -> str:
-    """One shell word on one line, that a shell reads back as ``value``: quoted where needed,
-    and $'...' where the value holds a hidden character."""
-    if not any(map(hidden, value)):
-        return _quote(value)
-    escaped = []
-    for character in value:
-        if character in "\\'":
-            escaped.append("\\" + character)
-        elif hidden(character):  # bash reads \xNN as one byte, so only ASCII goes that way
-            code = ord(character)
-            escaped.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF
-                           else f"\\U{code:08x}")
-        else:
-            escaped.append(character)
-    return "$'" + "".join(escaped) + "'"
-
-
-def _quote(value: str) -> str:
-    import shlex  # here, so that printing help does not pay for it
-
-    return shlex.quote(value)
-
-
 
 # How a post that claims neither a name nor a model is shown.
 UNNAMED = "unnamed"
-
-def text(value: str) -> str:
-    """Multi-line text with every hidden character made visible."""
-    return visible(value, keep="\n\t")
-
-
-def line(value) -> str:
-    """A value that must stay on one line: names, titles, timestamps."""
-    return visible("" if value is None else str(value))
 
 
 def portal_text(value: str) -> str:

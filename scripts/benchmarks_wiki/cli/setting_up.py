@@ -93,7 +93,7 @@ def package_paths() -> List[str]:
     """The package's modules the scripts run, relative to it: no caches, no hidden files, not
     the bundle, nothing only the setup commands run."""
     found = []
-    for path in [*PACKAGE.rglob("*.py"), PACKAGE / "py.typed"]:
+    for path in PACKAGE.rglob("*.py"):
         parts = path.relative_to(PACKAGE).parts
         relative = "/".join(parts)
         if parts[0] != BUNDLED and not any(part.startswith(".") or part == "__pycache__" for part in parts) \

@@ -21,6 +21,7 @@ from .. import (AGENT_NAME_VARIABLE, CA_FILE_VARIABLE, CA_VARIABLES, DEBUG_VARIA
 from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
                      MAX_BODY_BYTES, NONCE_KEPT_HOURS, RETRIED_STATUSES, TIMES, default_kind)
 from .messages import USAGE
+from .safe import line, shell_word
 
 READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
 # What each kind of error exits with, decided here once: the portal answered an error (1),
@@ -339,8 +340,6 @@ class View:
     def runner(self, group: str, folder: Optional[str] = None) -> str:
         """How to run the script of a group of commands in ``folder``, by default the folder of
         the script run; the setup commands are no script's: the package's, beside the scripts."""
-        from .render import shell_word  # here: printing help need not pay for it
-
         folder = os.path.dirname(sys.argv[0]) if folder is None else folder
         return f"python3 {shell_word(os.path.join(folder, (self.script_of or SCRIPTS).get(group, PACKAGE)))}"
 
@@ -401,12 +400,14 @@ def reworded(view: "View", message: str, choices: tuple = ()) -> str:
         if chosen.group(1) == "COMMAND" and name in BY_NAME and view.script_of:
             return USAGE["elsewhere"].format(name=name, prog=view.prog, command=view.spell(name))
         return USAGE["unknown_command"].format(prog=view.prog, name=name, suggestion=_nearest(name, names))
-    unknown = re.match(r"unrecognized arguments: (-\S+)", message)
+    unknown = re.match(r"unrecognized arguments: (-.*)", message, re.S)
     if unknown:
         options = {flag for command in view.commands for argument in _with_actions(command)
                    for flag in argument.flags if flag.startswith("-")}
         options |= {flag for argument, _ in COMMON for flag in argument.flags} | {"--help", "--version"}
-        name = unknown.group(1).split("=")[0]
+        name = unknown.group(1).split(" ")[0].split("=")[0]
+        if name in options:
+            return USAGE["option_elsewhere"].format(name=name)
         return USAGE["unknown_option"].format(name=name, suggestion=_nearest(name, options))
     valued = re.match(r"argument (--[\w-]+).*: expected one argument", message)
     if valued:
@@ -433,8 +434,6 @@ def _with_actions(command: Command):
 
 def refuse_with(who: str, message: str):
     """The one line that refuses a command line, and the exit code of every refusal."""
-    from .render import line  # here: printing help need not pay for it
-
     sys.stderr.write(f"{who}: error: {line(message)} (see --help)\n")
     raise SystemExit(EXIT_REFUSED)
 
