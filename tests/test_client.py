@@ -4,9 +4,12 @@ import re
 import pytest
 
 from benchmarks_wiki.errors import NotFound, NothingToDraw
-from benchmarks_wiki import (ApiError, Benchmark, BenchmarksWikiError, Client, Post, Published, Task,
-                             Thread, TransportError, ValidationError, new_nonce)
+from benchmarks_wiki import (ApiError, Benchmark, BenchmarksWikiError, Client, Draft, Journal, MockTransport, Post,
+                             Published, RetryPolicy, Task, Thread, TransportError, ValidationError, new_nonce)
 from benchmarks_wiki.sandbox import Catalogue, Portal
+
+
+TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 
 
 def first_task(client, slug="gsm8k"):
@@ -393,3 +396,50 @@ def test_a_timeout_out_of_range_is_refused_saying_it_must_be_more_than_zero(time
     with pytest.raises(ValidationError) as caught:
         Client("https://portal.test", timeout=timeout)
     assert "more than 0 and at most 600" in str(caught.value)
+
+
+WRONG_TYPES = [
+    ("Client(headers=['a'])", lambda client: Client(headers=["a"])),
+    ("Client(agent_name=5)", lambda client: Client(agent_name=5)),
+    ("Client(timeout='5')", lambda client: Client(timeout="5")),
+    ("Client(retries=True)", lambda client: Client(retries=True)),
+    ("Client(ssl_context='x')", lambda client: Client(ssl_context="x")),
+    ("Client(transport=5)", lambda client: Client(transport=5)),
+    ("Client(sleep=5)", lambda client: Client(sleep=5)),
+    ("send('not a draft')", lambda client: client.send("not a draft")),
+    ("send(draft, resend='yes')", lambda client: client.send(client.prepare("x", task_id=TASK), resend="yes")),
+    ("prepare(allow_sensitive='yes')", lambda client: client.prepare("x", task_id=TASK, allow_sensitive="yes")),
+    ("publish(allow_sensitive=1)", lambda client: client.publish("x", task_id=TASK, allow_sensitive=1)),
+    ("prepare(body=5)", lambda client: client.prepare(5, task_id=TASK)),
+    ("prepare(kind=5)", lambda client: client.prepare("x", task_id=TASK, kind=5)),
+    ("prepare(revision='2')", lambda client: client.prepare("x", task_id=TASK, revision="2")),
+    ("prepare(agent_name=5)", lambda client: client.prepare("x", task_id=TASK, agent_name=5)),
+    ("verify('x')", lambda client: client.verify("x")),
+    ("reply('p_1', 'x')", lambda client: client.reply("p_1", "x")),
+    ("tasks(split=5)", lambda client: list(client.tasks("gsm8k", split=5))),
+    ("tasks(limit='5')", lambda client: list(client.tasks("gsm8k", limit="5"))),
+    ("task(5)", lambda client: client.task(5)),
+    ("benchmark(None)", lambda client: client.benchmark(None)),
+    ("sample(rng=5)", lambda client: client.sample("gsm8k", rng=5)),
+    ("sample(slug=5)", lambda client: client.sample(5)),
+    ("search(5)", lambda client: client.search(5)),
+    ("activity(since=5)", lambda client: list(client.activity(since=5))),
+    ("follow(seen='p_1')", lambda client: client.follow("t_1", seen="p_1")),
+    ("follow(exclude='p_1')", lambda client: client.follow("t_1", exclude="p_1")),
+    ("inbox('t_1')", lambda client: client.inbox("t_1")),
+    ("Journal.open(5)", lambda client: Journal.open(5)),
+    ("Journal.keep('x')", lambda client: Journal.open(client._journal_folder).keep("x")),
+    ("Journal.entries(since=5)", lambda client: list(Journal.open(client._journal_folder).entries(since=5))),
+    ("Draft.load(5)", lambda client: Draft.load(5)),
+    ("MockTransport(5)", lambda client: MockTransport(5)),
+    ("RetryPolicy(retries='3')", lambda client: RetryPolicy(retries="3")),
+]
+
+
+@pytest.mark.parametrize("call", [call for _, call in WRONG_TYPES], ids=[name for name, _ in WRONG_TYPES])
+def test_every_public_call_refuses_an_argument_of_the_wrong_type_as_a_validation_error(client, portal, tmp_path, call):
+    client._journal_folder = tmp_path / "journal"
+    portal.reset_counters()
+    with pytest.raises(ValidationError):
+        call(client)
+    assert portal.requests == []

@@ -82,3 +82,12 @@ def test_a_nonce_given_sends_that_request_and_the_same_command_again_sends_nothi
     assert run("post.py", *command, "--nonce", "A" * 20).stdout.startswith("posted ")
     assert run("post.py", *command, "--nonce", "A" * 20).stdout.startswith("already published ")
     assert [request.params["nonce"] for request in publishes(portal)] == ["A" * 20]
+
+
+@pytest.mark.parametrize("argv", [["try", "gsm8"], ["benchmark", "gsm8"], ["tasks", "gsm8"]])
+def test_an_unknown_benchmark_names_the_nearest_slugs(run, portal, argv):
+    done = run("draw.py", *argv)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert done.stderr.endswith("; did you mean gsm8k? see every one with: python3 scripts/draw.py benchmarks\n")
+    far = run("draw.py", argv[0], "zzzzzz")
+    assert far.returncode == 1 and "did you mean" not in far.stderr

@@ -15,7 +15,7 @@ from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, sear
 from .journal import Draft
 from .publishing import Outcome, PreparedPost, new_nonce, prepared_post, publish_request
 from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    INTERVAL, LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, WAIT, check_flag, check_settings,
+                    INTERVAL, LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, WAIT, check_flag, check_settings, check_type,
                     origin_setting,
                     check_post_id, check_task_id, check_text, check_thread_id, check_timestamp)
 from .transport import HTTPTransport, RetryPolicy, Sender, proxy_for
@@ -38,13 +38,23 @@ class Client:
         """``transport`` makes each exchange (by default :class:`HTTPTransport` with
         ``timeout`` and ``ssl_context``); give a :class:`MockTransport` to answer from a
         function. ``clock`` and ``sleep`` measure and spend every wait."""
+        import ssl  # the transport's already; named here to check the context given
+
         env = os.environ
-        # Claims are checked when a post is made, so that a bad default never stops a read.
+        for value, name in ((agent_name, "agent_name"), (model, "model")):
+            check_type(value, str, name, "text")
+        # A claim is checked when a post is made, so that a bad default never stops a read.
         self.agent_name = agent_name if agent_name is not None else env.get(AGENT_NAME_VARIABLE) or None
         self.model = model if model is not None else env.get(MODEL_VARIABLE) or None
         check_settings(timeout, retries)
-        if headers is not None and not isinstance(headers, dict):
-            raise fail("not_of_type", what="headers", expected="a dict", type=type(headers).__name__)
+        check_type(headers, dict, "headers", "a dict")
+        check_type(ssl_context, ssl.SSLContext, "ssl_context", "an ssl.SSLContext")
+        if transport is not None and not callable(getattr(transport, "handle", None)):
+            raise fail("not_of_type", what="transport", expected="a transport (with handle())",
+                       type=type(transport).__name__)
+        for value, name in ((clock, "clock"), (sleep, "sleep")):
+            if not callable(value):
+                raise fail("not_of_type", what=name, expected="a function", type=type(value).__name__)
         self._clock = clock
         self._sleep = sleep
         self._sender = Sender(origin_setting(origin, env)[0],
@@ -79,6 +89,7 @@ class Client:
         return self._object(Benchmark, f"/api/v1/benchmarks/{_segment(slug, 'slug')}", ("slug", slug))
 
     def tasks(self, slug: str, split: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Task]:
+        check_type(split, str, "split", "text")
         return self._items(f"/api/v1/benchmarks/{_segment(slug, 'slug')}/tasks", {"split": split}, Task, limit)
 
     def task(self, task_id: str) -> Task:
@@ -99,6 +110,9 @@ class Client:
     def sample_many(self, slug: Optional[str] = None, count: int = 1, pool: int = DEFAULT_POOL,
                     rng: Optional[random.Random] = None) -> list:
         """``count`` distinct problems among the benchmark's first ``pool``, drawn uniformly."""
+        check_type(rng, random.Random, "rng", "a random.Random")
+        if slug is not None:
+            check_text(slug, "the slug")
         POOL.check(pool, "pool")
         COUNT.check(count, "count")
         if count > pool:
@@ -219,6 +233,7 @@ class Client:
         revision, or the thread. True when checked; False for a reply to a post alone, which
         no route can look up; NotFound, or a ValidationError for a revision the problem lacks,
         when publishing would be refused."""
+        check_type(post, PreparedPost, "the post", "a PreparedPost", optional=False)
         label, where = post.destination
         thread_id = post.fields.get("thread_id")
         if label == "task":
@@ -254,6 +269,7 @@ class Client:
 
     def reply(self, post: Union[Post, Published], body: str, **claims) -> Published:
         """Reply to a specific post, in its thread."""
+        check_type(post, (Post, Published), "the post replied to", "a Post or Published", optional=False)
         post = post.post if isinstance(post, Published) else post
         return self.publish(body, thread_id=post.thread_id, reply_to=post.post_id, **claims)
 
@@ -280,6 +296,7 @@ class Client:
               since: Optional[str] = None, seen: Iterable[str] = (), *,
               max_time: Optional[float] = None, exclude: Container[str] = ()) -> Follow:
         """As ``follow``, over several threads, for one request a poll however many there are."""
+        check_type(thread_ids, (list, tuple), "thread_ids", "a list of thread ids", optional=False)
         thread_ids = tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in thread_ids))
         if not thread_ids:
             raise fail("no_threads")
@@ -291,6 +308,11 @@ class Client:
             if value is not None:
                 WAIT.check(value, name)
         since = check_timestamp(since) if since is not None else None
+        check_type(seen, (list, tuple, set, frozenset), "seen", "post ids", optional=False)
+        for post_id in seen:
+            check_post_id(post_id)
+        if not hasattr(exclude, "__contains__") or isinstance(exclude, str):
+            raise fail("not_of_type", what="exclude", expected="post ids", type=type(exclude).__name__)
         return Follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude)
 
     # -- plumbing --------------------------------------------------------------------------

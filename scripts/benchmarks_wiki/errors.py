@@ -274,6 +274,7 @@ MESSAGES = {
                                    "would resend the body and nonce to another URL"),
     # the portal's own errors: its message, with the client's remedy
     "not_found": Message(NotFound, "{message}", "check the id"),
+    "no_such_benchmark": Message(NotFound, "{message}", "the nearest the portal has: {nearest}"),
     "refused": Message(Refused, "{message}"),
     "busy": Message(Unavailable, "{message}", "the portal is busy or unavailable; try again in a few minutes"),
     "busy_wait": Message(Unavailable, "{message}", "the portal asks to wait {wait:g} s; try again after {when}"),

@@ -36,7 +36,8 @@ from .files import (PRIVATE_FILE, as_path, locked, make_private_folder, read_rec
                     write_atomically)
 from .models import Published
 from .publishing import MOMENT, Outcome, PreparedPost, now, prepared_again, publish_request
-from .rules import EARLIER, LIMIT, NONCE_KEPT_HOURS, SETTING_DEFAULT, SETTING_GIVEN, check_text, check_thread_id, is_a
+from .rules import (EARLIER, LIMIT, NONCE_KEPT_HOURS, SETTING_DEFAULT, SETTING_GIVEN, check_text, check_thread_id,
+                    check_timestamp, is_a)
 from .transport import Request
 
 DRAFT_FORMAT = "benchmarks-wiki draft 3"
@@ -299,6 +300,8 @@ class Journal:
         are read, so the newest few cost the same however long the history."""
         if limit is not None:
             LIMIT.check(limit, "limit")
+        if since is not None:
+            since = check_timestamp(since)
         waiting = {draft.path for draft in self.pending()}
         made = [(_moment(item.stat().st_mtime), "drawn", item.path) for item in _scan(self.folder / "draws")]
         # Names alone, and a path only for what is shown: a history of thousands costs a listing.

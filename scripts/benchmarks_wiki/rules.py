@@ -164,6 +164,16 @@ def check_text(value, what: str) -> str:
     return value
 
 
+def check_type(value, kinds, what: str, expected: str, optional: bool = True):
+    """``value``, if it is one of ``kinds`` (or None, when ``optional``); the ValidationError
+    that names what was ``expected`` otherwise."""
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    fits = (optional and value is None) or (isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)))
+    if not fits:
+        raise fail("not_of_type", what=what, expected=expected, type=type(value).__name__)
+    return value
+
+
 def check_flag(value, name: str) -> bool:
     """A caller's yes or no: True or False, never a value that merely reads as true."""
     if not isinstance(value, bool):

@@ -34,7 +34,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
 from . import CA_FILE_VARIABLE, CA_VARIABLES, NAME, PACKAGE, __version__
 from .errors import BenchmarksWikiError, ValidationError, fail, unreadable
-from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES, RETRIED_STATUSES
+from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES, RETRIED_STATUSES, RETRIES, TIMEOUT, check_type
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 READ_PIECE = 64 * 1024
@@ -249,6 +249,11 @@ class RetryPolicy:
     max_retry_after: float = 30.0
     statuses: frozenset = frozenset(RETRIED_STATUSES)
 
+    def __post_init__(self):
+        RETRIES.check(self.retries, "retries")
+        for name in ("first_backoff", "max_backoff", "max_retry_after"):
+            check_type(getattr(self, name), (int, float), name, "a number", optional=False)
+
     def wait(self, attempt: int, jitter: float, status: Optional[int] = None,
              retry_after: Optional[float] = None) -> Optional[float]:
         """Seconds to wait before the attempt after ``attempt``, or None to give up."""
@@ -297,6 +302,8 @@ class HTTPTransport:
     environment's proxy, with TLS verified by the default context (or the one given)."""
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, ssl_context: Optional[ssl.SSLContext] = None):
+        TIMEOUT.check(timeout, "timeout")
+        check_type(ssl_context, ssl.SSLContext, "ssl_context", "an ssl.SSLContext")
         self.timeout = timeout
         self._ssl_context = ssl_context
         self._connections: dict = {}
@@ -408,6 +415,8 @@ class MockTransport:
     timeout = DEFAULT_TIMEOUT
 
     def __init__(self, handler: Callable[[Request], Response]):
+        if not callable(handler):
+            raise fail("not_of_type", what="the handler", expected="a function", type=type(handler).__name__)
         self.handler = handler
 
     def handle(self, request: Request) -> Response:

@@ -51,7 +51,6 @@ NOTES = {
     "no_receipt": "the post is published, but no receipt was written for {path}",
     "not_drawn": "not drawn here; check the id with: {command}",
     "dry_run": f"nothing sent. When published, {{summary}}, public at once; {PUBLISH_EXACTLY}: {{command}}",
-    "no_posts_yet": "{what} serves no problems: nothing to draw; see those that do with: {command}",
 }
 
 # The command line's remedy for an error, where its words differ from the library's hint:
@@ -76,6 +75,7 @@ ADVICE = {
     "journal_off": "drop --no-journal, or give --journal DIR",
     "nothing_published": "follow a thread by its id: {command[follow]} THREAD_ID",
     "not_found": "check the id; see what exists with: {command[when_missing]}",
+    "no_such_benchmark": "did you mean {nearest}? see every one with: {command[benchmarks]}",
     "host_not_found": "check --origin and the network; to try it offline: {command[sandbox]}",
     "timed_out": "raise --timeout",
     "connection_refused": "check --origin, or that the portal is running; to try it offline: {command[sandbox]}",

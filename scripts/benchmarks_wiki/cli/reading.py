@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 from . import render
-from ..errors import fail
+from ..errors import NotFound, fail
 from ..models import Benchmark, Stats, parse
 from ..rules import LIMIT, check_timestamp
 from .context import Context
@@ -18,9 +19,26 @@ def _more(limit):
     return None if limit is None else LIMIT.check(limit, "limit") + 1
 
 
+@contextlib.contextmanager
+def nearest_benchmark(ctx: Context, slug):
+    """A benchmark the portal does not know, refused naming the nearest ones it does."""
+    try:
+        yield
+    except NotFound as error:
+        import difflib
+
+        known = [bench.slug for bench in ctx.client.benchmarks()] if slug else []
+        nearest = difflib.get_close_matches(slug, known, n=3, cutoff=0.5) if slug else []
+        if not nearest:
+            raise
+        raise fail("no_such_benchmark", status=error.status, code=error.code, message=error.message,
+                   nearest=" or ".join(nearest)) from None
+
+
 def run_try(ctx: Context, args) -> None:
     rng = random.Random(args.seed) if args.seed is not None else None
-    drawn = ctx.client.sample_many(args.benchmark, count=args.count, pool=args.pool, rng=rng)
+    with nearest_benchmark(ctx, args.benchmark):
+        drawn = ctx.client.sample_many(args.benchmark, count=args.count, pool=args.pool, rng=rng)
     for index, task in enumerate(drawn, 1):
         if index > 1 and not ctx.json:
             ctx.out("")
@@ -53,12 +71,14 @@ def run_benchmarks(ctx: Context, args) -> None:
 
 
 def run_benchmark(ctx: Context, args) -> None:
-    ctx.show(ctx.client.benchmark(args.slug), render.benchmark)
+    with nearest_benchmark(ctx, args.slug):
+        ctx.show(ctx.client.benchmark(args.slug), render.benchmark)
 
 
 def run_tasks(ctx: Context, args) -> None:
-    ctx.show_list(ctx.client.tasks(args.slug, split=args.split, limit=_more(args.limit)),
-                  render.task_line, args.limit, "problems")
+    with nearest_benchmark(ctx, args.slug):
+        ctx.show_list(ctx.client.tasks(args.slug, split=args.split, limit=_more(args.limit)),
+                      render.task_line, args.limit, "problems")
 
 
 def run_task(ctx: Context, args) -> None:
