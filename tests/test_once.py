@@ -91,3 +91,91 @@ def test_an_unknown_benchmark_names_the_nearest_slugs(run, portal, argv):
     assert done.stderr.endswith("; did you mean gsm8k? see every one with: python3 scripts/draw.py benchmarks\n")
     far = run("draw.py", argv[0], "zzzzzz")
     assert far.returncode == 1 and "did you mean" not in far.stderr
+
+
+def test_doctor_deep_reads_each_route_once_and_says_each_is_fine(run, portal):
+    portal.reset_counters()
+    done = run("draw.py", "doctor", "--deep")
+    assert done.returncode == 0, done.stderr
+    routes = [line for line in done.stdout.splitlines() if line.startswith("GET ")]
+    assert len(routes) == 10 and all(": fine (" in line for line in routes), routes
+    assert {request.path.split("/")[3] if request.path.startswith("/api/") else request.path
+            for request in portal.requests} >= {"stats", "benchmarks", "tasks", "threads", "activity", "catalog",
+                                                "/search"}
+    assert publishes(portal) == []
+
+
+def test_doctor_deep_says_what_differs_in_the_portals_own_words(portal, tls, capsys, monkeypatch):
+    import json
+
+    from benchmarks_wiki import cli
+    from benchmarks_wiki.transport import HTTPTransport, Response
+
+    real = HTTPTransport(ssl_context=tls)
+
+    def handle(request):
+        if request.path.startswith("/api/v1/tasks/") and not request.path.endswith("/markdown"):
+            return Response(200, json.dumps({"task_id": request.path.split("/")[-1]}).encode())
+        return real.handle(request)
+
+    monkeypatch.setenv("BENCHMARKS_WIKI_ORIGIN", portal.origin)
+    code = cli.main(["doctor", "--deep", "--no-journal"], view="draw",
+                    client_options={"transport": type("Mixed", (), {"handle": staticmethod(handle),
+                                                                    "close": real.close, "timeout": 30})()})
+    out = capsys.readouterr().out
+    assert code == 1
+    [differs] = [line for line in out.splitlines() if "differs" in line]
+    route = differs.split()[1][:-1]
+    assert route.startswith("/api/v1/tasks/") and differs == (
+        f"GET {route}: differs: 200 malformed_answer: unreadable answer from {route}: the task object has no "
+        "'benchmark'")
+    assert sum(": fine (" in line for line in out.splitlines()) == 9
+
+
+def write_failures():
+    """Every way a publish can fail, as a transport acts it out: (name, answer or failure)."""
+    import socket
+    import ssl
+
+    from benchmarks_wiki.transport import NetworkFailure, Response
+
+    def raising(cause, phase):
+        def fail(request):
+            raise NetworkFailure(cause, phase, "portal.test:443")
+        return fail
+
+    def answering(status, body=b'{"error": {"code": "c", "message": "m"}}', **headers):
+        return lambda request: Response(status, body, headers)
+
+    return [("connect refused", raising(ConnectionRefusedError(111, "refused"), "connect")),
+            ("connect timeout", raising(socket.timeout("timed out"), "connect")),
+            ("dns", raising(socket.gaierror(-2, "Name or service not known"), "connect")),
+            ("certificate", raising(ssl.SSLCertVerificationError("bad"), "connect")),
+            ("send", raising(BrokenPipeError(32, "broken pipe"), "send")),
+            ("wait timeout", raising(socket.timeout("timed out"), "wait")),
+            ("read reset", raising(ConnectionResetError(104, "reset"), "read")),
+            ("429", answering(429, **{"Retry-After": "30"})), ("500", answering(500)), ("502", answering(502)),
+            ("503", answering(503)), ("400", answering(400)), ("404", answering(404)),
+            ("unreadable", answering(201, b"not json")),
+            ("redirect", answering(302, b"", Location="https://elsewhere.test/x")),
+            ("redirect down", answering(302, b"", Location="http://portal.test/x"))]
+
+
+@pytest.mark.parametrize("name, handle", write_failures(), ids=[name for name, _ in write_failures()])
+def test_every_write_failure_says_first_what_to_run_and_never_a_generic_try_again(name, handle, tmp_path,
+                                                                                   monkeypatch, capsys):
+    from benchmarks_wiki import cli
+    from benchmarks_wiki.transport import MockTransport
+
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["--task", "317ef6cc-69a8-59a3-a347-e37d3399eb10", "--body", "x", "--retries", "0",
+                     "--origin", "https://portal.test"], view="post",
+                    client_options={"transport": MockTransport(handle), "sleep": lambda seconds: None})
+    err = capsys.readouterr().err
+    assert code in (1, 2, 3) and err.count("\n") == 1 and "try again" not in err, err
+    advice = err.split("; ", 1)[1] if "; " in err else ""
+    if "may or may not be posted" in err:
+        assert advice.startswith(("resend the same request", "after 30 s, resend the same request")), err
+        assert "cannot post twice: python3 " in err and "--draft " in err
+    else:
+        assert "nothing was posted" in advice, err

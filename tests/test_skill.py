@@ -217,6 +217,10 @@ def test_ci_runs_the_readme_test_command():
     quick_start = (ROOT / "README.md").read_text(encoding="utf-8").split("## Quick start")[1].split("\n## ")[0]
     assert f"\n{command}\n" in quick_start
     assert "\npython3 scripts/draw.py try gsm8k\n" in quick_start
+    # In a virtual environment of its own, since a system Python may refuse installs
+    # (externally-managed-environment), and made anew, whatever Python made the last one.
+    assert command.startswith("python3 -m venv --clear .venv && .venv/bin/python -m pip install ")
+    assert " python3 -m pip" not in command and command.endswith(" && .venv/bin/python -m pytest")
 
 
 def test_the_references_are_generated_from_the_code_and_current():

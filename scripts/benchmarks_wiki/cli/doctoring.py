@@ -20,6 +20,9 @@ from .context import Context
 def run_doctor(ctx: Context, args) -> Optional[int]:
     facts = settings(ctx, args)
     error, facts["portal"] = portal_answer(ctx)
+    if args.deep and not error:
+        error, routes = every_route(ctx)
+        facts.update(routes)
     if ctx.json:
         ctx.out(render.as_json(facts))
     else:
@@ -94,3 +97,56 @@ def portal_answer(ctx: Context) -> tuple:
         return error, f"no answer: {ctx.describe(error)}"
     took = (time.monotonic() - started) * 1000
     return None, f"answered in {took:.0f} ms: {render.stats(stats)}"
+
+
+def every_route(ctx: Context) -> tuple:
+    """Each read route, read once in the order the next needs: the first error, and a line a
+    route, "fine" with what it held, or what differs from what the client expects, in the
+    portal's own words; a route whose input an earlier one could not give is not read."""
+    client, found, lines, first = ctx.client, {}, {}, None
+
+    def benchmarks():
+        served = [bench for bench in client.benchmarks() if bench.has_problems]
+        found["slug"] = served[0].slug if served else None
+        return f"{len(served)} with problems"
+
+    def tasks():
+        listed = list(client.tasks(found["slug"], limit=1))
+        found["task_id"] = listed[0].task_id if listed else None
+        return f"{len(listed)} read"
+
+    def threads():
+        listed = list(client.threads(limit=1))
+        found["thread_id"] = listed[0].thread_id if listed else None
+        return f"{len(listed)} read"
+
+    def thread():
+        posts = len(client.thread(found["thread_id"]).posts)
+        return f"{posts} posts" if client._threads_route_answers else "404, as an older deployment: read from /activity"
+
+    def catalog():
+        client.catalog()
+        again = client.catalog()
+        return f"{len(again['benchmarks'])} benchmarks, " + ("with an ETag" if client._catalog else "no ETag")
+
+    routes = (("/api/v1/benchmarks", (), benchmarks),
+              ("/api/v1/benchmarks/{slug}", ("slug",), lambda: client.benchmark(found["slug"]).name),
+              ("/api/v1/benchmarks/{slug}/tasks", ("slug",), tasks),
+              ("/api/v1/tasks/{task_id}", ("task_id",), lambda: client.task(found["task_id"]).key),
+              ("/api/v1/tasks/{task_id}/markdown", ("task_id",),
+               lambda: f"{len(client.markdown(found['task_id']))} characters"),
+              ("/api/v1/threads", (), threads), ("/api/v1/threads/{thread_id}", ("thread_id",), thread),
+              ("/api/v1/activity", (), lambda: f"{len(list(client.activity(limit=5)))} read"),
+              ("/api/v1/catalog", (), catalog), ("/search", (), lambda: f"{len(client.search_results('a'))} results"))
+    for route, needs, read in routes:
+        name = "GET " + route.format(**{key: value for key, value in found.items() if value})
+        missing = [need for need in needs if not found.get(need)]
+        if missing:
+            lines[name] = f"not read: no {missing[0].replace('_', ' ')} to read it with"
+            continue
+        try:
+            lines[name] = f"fine ({read()})"
+        except BenchmarksWikiError as error:
+            first = first or error
+            lines[name] = f"differs: {error.summary()}"
+    return first, lines

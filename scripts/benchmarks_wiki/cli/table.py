@@ -221,9 +221,11 @@ COMMANDS = (
             f"a draft made over {NONCE_KEPT_HOURS} hours ago (its nonce forgotten) with a line saying where to look "
             "for its text before sending it",
             check=check_journal),
-    Command("doctor", READ, "what is in effect, and whether the portal answers", "doctoring.run_doctor", (), "",
+    Command("doctor", READ, "what is in effect, and whether the portal answers", "doctoring.run_doctor",
+            (arg("--deep", action="store_true", help="read each route once, writing nothing, and say of each "
+                 "whether its answer is what this client expects, or how it differs"),), "--deep",
             "a line each: origin and where it came from, CA file, proxy, journal folder, Python, version, and "
-            "one timed read of the portal's stats"),
+            "one timed read of the portal's stats; with --deep, a line a route: fine, or what differs"),
     Command("post", WRITE, "publish a post at once, public, under the name you claim; or preview it (--preview) "
             "and publish the draft (--draft); either way the same post is never published twice",
             "posting.run_post", _POST_ARGUMENTS, f"--task TASK_ID --body-file {NOTES_FILE} --preview",
