@@ -6,8 +6,8 @@ import random
 import pytest
 
 from benchmarks_wiki.sensitive import find_sensitive
-from tests.secret_corpus import (ALNUM, FAMILIES, HEX, LIMIT, SEED, UPPER_DIGITS, URLSAFE, adversarial_inputs,
-                                 caught, chars, ordinary_posts, secret_posts)
+from tests.secret_corpus import (ALNUM, FAMILIES, HEX, LIMIT, LOWER_DIGITS, SEED, UPPER_DIGITS, URLSAFE,
+                                 adversarial_inputs, caught, chars, ordinary_posts, secret_posts)
 
 RNG = random.Random(SEED)
 DIGEST = chars(RNG, HEX, 64)
@@ -18,6 +18,9 @@ HF = "hf_" + chars(RNG, ALNUM, 34)
 OPENAI = "sk-proj-" + chars(RNG, URLSAFE, 60) + "7"
 TOKEN = chars(RNG, ALNUM, 40)
 PASSWORD = chars(RNG, ALNUM, 10) + "7!"
+AZURE_AD = chars(RNG, ALNUM, 3) + "8Q~" + chars(RNG, ALNUM + "_.~-", 34)
+TELEGRAM = "7012345678:" + chars(RNG, URLSAFE, 35)
+HEX32 = chars(RNG, HEX, 32)
 
 
 def test_secret_bearing_posts_are_caught():
@@ -212,3 +215,129 @@ def test_a_quoted_value_holding_a_provider_key_is_reported_once_where_it_starts(
     # starts later, and the finding that starts first is the one reported.
     body = f'AZURE_STORAGE_KEY="AccountName=evals;AccountKey={key}"'
     assert find_sensitive(body) == [("a secret value for AZURE_STORAGE_KEY", 1, 20)]
+
+
+def where(body, text):
+    """The 1-based line and column where ``text`` first appears in ``body``."""
+    lines = body.split("\n")
+    return next((number, line.index(text) + 1) for number, line in enumerate(lines, 1) if text in line)
+
+
+@pytest.mark.parametrize("body, secret", [
+    (f"postgres://evals:{PASSWORD}@db:5432/runs", PASSWORD),
+    ("mysql+pymysql://root:Zq8.Ab3x@db/results", "Zq8.Ab3x"),         # a dot, as in an attribute
+    ("mongodb+srv://evals:Hk3#pq9/Z@cluster0.mongodb.net/", "Hk3#pq9/Z"),  # symbols left unencoded
+    ("redis://:s3cr3t@Xk9@cache:6379/0", "s3cr3t@Xk9"),                  # up to the last @
+    ('{"dsn": "amqp:\\/\\/guest:Rb7xQ2pL@mq:5672\\/"}', "Rb7xQ2pL"),  # JSON's escaped slashes
+    ('DATABASE_URL="postgresql+psycopg2://evals:Pw9xk2Lm@10.0.3.7/results"', "Pw9xk2Lm"),
+])
+def test_a_password_in_a_database_url_is_found_whatever_its_scheme_and_symbols(body, secret):
+    assert find_sensitive(body) == [("a password in a URL", *where(body, secret))]
+
+
+@pytest.mark.parametrize("body", [
+    "postgres://evals@db:5432/runs", "redis://cache:6379/0", "https://localhost:8000/v1/@alice",
+    "https://example.org:8443?next=me@example.org", "postgres://u:<password>@db/x", "postgres://u:****@db/x",
+    "postgres://u:${DB_PASS}@db/x", "postgres://u:$DB_PASS@db/x", "postgres://u:your-password-here@db/x",
+    # The default in docker images' docs, written to be replaced.
+    "postgres://u:changeme@db/x", "pip install git+ssh://git@github.com:org/repo@v1.2",
+])
+def test_a_url_with_no_password_a_placeholder_or_a_port_is_not_refused(body):
+    assert find_sensitive(body) == []
+
+
+@pytest.mark.parametrize("name, kind", [
+    ("DB_PASS", "password"), ("PASSWORD", "password"), ("db_pw", "password"), ("DB_PASSWORD_PROD", "password"),
+    ("PG_PASS_STAGING", "password"), ("adminPassword", "password"),
+    ("SECRET", "secret"), ("client_secret", "secret"), ("APP_SECRET_KEY", "secret"), ("JWT_SECRET_NEW", "secret"),
+    ("PASSWORD_HASH", None), ("SECRET_NAME", None), ("password_file", None), ("secret_prod_name", None),
+])
+def test_a_name_says_secret_by_its_last_word_after_words_that_only_say_which_one(name, kind):
+    value = PASSWORD if kind == "password" else TOKEN
+    found = find_sensitive(f"{name}={value}\n  {name.lower()}: {value}")
+    assert found == ([(f"a secret value for {name}", 1, len(name) + 2),
+                      (f"a secret value for {name.lower()}", 2, len(name) + 5)] if kind else [])
+
+
+@pytest.mark.parametrize("body", [
+    f"python upload.py --password {PASSWORD}", f"wget --user=evals --password={PASSWORD} https://example.org/x",
+    f"sshpass -p'{PASSWORD}' scp preds.jsonl gpu-1:", f"PGPASSWORD={PASSWORD} psql -h db -U evals",
+    f"mysql -u root -p{PASSWORD} results", f'psql "postgresql://evals:{PASSWORD}@db/runs" -c "select 1"',
+    f"htpasswd -b -c .htpasswd alice {PASSWORD}", f"htpasswd -nb alice {PASSWORD}",
+    f"sqlcmd -S db -U sa -P {PASSWORD} -Q 'SELECT 1'", f"ldapsearch -x -D cn=admin -w {PASSWORD} -b dc=evals",
+    f"echo '{PASSWORD}' | sudo -S nvidia-smi", f"java -Djavax.net.ssl.keyStorePassword={PASSWORD} -jar judge.jar",
+    f"keytool -list -keystore ks.jks -storepass {PASSWORD}", f"smbclient //nas/evals -U alice%{PASSWORD}",
+    f"rabbitmqctl add_user alice {PASSWORD}", f"7z x runs.7z -p{PASSWORD}", f"unzip -P {PASSWORD} runs.zip",
+    f"az login --service-principal -u app -p {PASSWORD} --tenant t", f"sqlplus scott/{PASSWORD}@evals",
+])
+def test_a_password_given_to_a_command_is_found_where_it_starts(body):
+    [(_, line, column)] = find_sensitive(body)
+    assert (line, column) == where(body, PASSWORD)
+
+
+@pytest.mark.parametrize("body", [
+    'python upload.py --password "$PW"', "python upload.py --password=${PW}", "mysql -u root -p results",
+    "htpasswd -c .htpasswd alice then restart nginx", "echo \"$PW\" | sudo -S true", "unzip -P \"$ZIP_PW\" x.zip",
+])
+def test_a_password_flag_given_a_variable_or_nothing_is_not_refused(body):
+    assert find_sensitive(body) == []
+
+
+@pytest.mark.parametrize("body, found", [
+    (f"TELEGRAM_BOT_TOKEN={TELEGRAM}", True),
+    (f"curl https://api.telegram.org/bot{TELEGRAM}/getUpdates", True),
+    (f"token {TELEGRAM[:-1]}", False),                     # 34 characters after the colon
+    (f"token {TELEGRAM}x", False),                         # 36
+    (f"token 1{TELEGRAM}", False),                         # 11 digits
+    ("at 12:30:45 on 2026-12-01T10:15:02, ratio 3:2, id 1234567890:abc", False),
+])
+def test_a_telegram_token_is_eight_to_ten_digits_a_colon_and_35_characters(body, found):
+    assert find_sensitive(body) == ([("a Telegram bot token", *where(body, TELEGRAM[:8]))] if found else [])
+
+
+@pytest.mark.parametrize("body, found", [
+    (f"AZURE_CLIENT_SECRET={AZURE_AD}", True),
+    (f"The app's secret is {AZURE_AD}.", True),
+    (f"The app's secret is {AZURE_AD[:-4]} here", False),  # 30 characters after the tilde
+    (f"path a{AZURE_AD}", False),                          # inside a longer word
+])
+def test_an_azure_ad_client_secret_is_four_characters_q_tilde_and_31_to_34_more(body, found):
+    assert find_sensitive(body) == ([("an Azure AD client secret", *where(body, AZURE_AD[:6]))] if found else [])
+
+
+@pytest.mark.parametrize("body, secret", [
+    (f"TWILIO_API_KEY=SK{HEX32.upper()}", "SK"),
+    (f'client = Client("AC{COMMIT[:32]}", "{HEX32}")', HEX32),
+    (f"curl https://api.twilio.com/2010-04-01/Accounts/AC{COMMIT[:32]}/Calls.json -u AC{COMMIT[:32]}:{HEX32}", HEX32),
+])
+def test_a_twilio_key_in_either_case_and_a_token_beside_its_account_are_found(body, secret):
+    [(what, *place)] = find_sensitive(body)
+    assert what.startswith("a Twilio") and tuple(place) == where(body, secret)
+
+
+def test_an_account_sid_alone_is_not_refused():
+    assert find_sensitive(f"Account: AC{HEX32}") == []
+
+
+@pytest.mark.parametrize("what, key", [
+    ("a Fireworks API key", "fw_" + chars(RNG, ALNUM, 24)),
+    ("an Anyscale API key", "esecret_" + chars(RNG, ALNUM, 26)),
+    ("a Cerebras API key", "csk-" + chars(RNG, LOWER_DIGITS, 48)),
+    ("a Voyage AI API key", "pa-" + chars(RNG, ALNUM, 21) + "7" + chars(RNG, URLSAFE, 21)),
+    ("an ElevenLabs API key", "sk_" + chars(RNG, HEX, 48)),
+    ("an NVIDIA API key", "nvapi-" + chars(RNG, URLSAFE, 64)),
+    ("a Tavily API key", "tvly-dev-" + chars(RNG, ALNUM, 32)),
+    ("a Pinecone API key", "pcsk_" + chars(RNG, ALNUM, 6) + "_" + chars(RNG, ALNUM, 63)),
+    # No digit in the first 40 characters: the project marker alone makes it a key.
+    ("an OpenAI API key", "sk-proj-" + chars(RNG, "abcdefXYZ_-", 74) + "T3BlbkFJ" + chars(RNG, URLSAFE, 74)),
+    ("an Anthropic API key", "sk-ant-admin01-" + chars(RNG, URLSAFE, 93) + "AA"),
+])
+def test_each_provider_key_is_named_where_it_starts(what, key):
+    body = f"The judge used {key} here."
+    assert find_sensitive(body) == [(what, 1, 16)]
+
+
+@pytest.mark.parametrize("body", ["pa-" + "x" * 43, "sk_" + "deadbeef" * 5, "see fw_config and tvly-search",
+                                  "csk-" + "a" * 20])
+def test_words_with_a_provider_prefix_but_not_its_shape_are_not_refused(body):
+    assert find_sensitive(body) == []

@@ -23,6 +23,14 @@ _VALUE = (r"""(?:"(?P<dq>[^"\n]{1,120})"|'(?P<sq>[^'\n]{1,120})'"""
 # word boundary, so the same letters inside a longer base64 string do not count.
 _TOKENS = (
     ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----"),
+    # A key's base64 pasted without its armour opens with the DER of a private key: a version
+    # of 0 then an algorithm (PKCS#8, plain or encrypted), a version of 0 then the modulus (RSA),
+    # a version of 1 (EC), or OpenSSH's magic. A certificate or public key opens otherwise. The
+    # start is checked after the first character, for speed (see _compiled).
+    ("a private key body", r"M(?<![A-Za-z0-9+/]M)(?:II[A-Za-z0-9+/]{3}IBA(?:DA|AK)|II[A-Za-z0-9+/]{5}BgkqhkiG9w0BBQ0w"
+                           r"|IG[A-Za-z0-9+/]AgEAM|[CE][A-Za-z0-9+/]CAQAw|HcCAQEE|I[GH][A-Za-z0-9+/]AgEBB)"
+                           r"[A-Za-z0-9+/]{40}"),
+    ("a private key body", r"b(?<![A-Za-z0-9+/]b)3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]{40}"),
     ("a PuTTY private key", r"\bPuTTY-User-Key-File-\d(?=: )"),
     ("an AWS access key id", r"\bA(?:KIA|SIA|BIA|CCA)[0-9A-Z]{16}\b"),
     ("a GitHub token", r"\bg(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_\w{22,})"),
@@ -31,8 +39,12 @@ _TOKENS = (
     ("a Slack webhook URL", r"\bhooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]{20,}"),
     ("a Discord bot token", r"\b[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,}"),
     ("a Discord webhook URL", r"\bdiscord(?:app)?\.com/api/webhooks/\d{1,20}/[\w-]{30,}"),
-    ("a Telegram bot token", r"\b\d{8,10}:AA[\w-]{33}"),
-    ("a Twilio API key", r"\bSK[0-9a-f]{32}\b"),
+    # A bot's id, a colon, then exactly 35 characters: times and ratios have fewer digits. The
+    # API's URLs put it right after "bot".
+    ("a Telegram bot token", r"[0-9](?:(?<![\w:][0-9])|(?<=/bot[0-9]))[0-9]{7,9}:[A-Za-z0-9_-]{35}(?![\w-])"),
+    ("a Twilio API key", r"\bSK[0-9a-fA-F]{32}\b"),
+    # An account SID is public; the 32 hex digits given with it are its auth token.
+    ("a Twilio auth token", r"\bAC[0-9a-fA-F]{32}\b[\s\S]{0,160}?\b([0-9a-fA-F]{32})\b"),
     ("a SendGrid API key", r"\bSG\.[\w-]{22}\.[\w-]{43}"),
     ("an npm token", r"\bnpm_[A-Za-z0-9]{36}"),
     ("a PyPI token", r"\bpypi-AgE[\w-]{50,}"),
@@ -43,21 +55,36 @@ _TOKENS = (
     ("a Google API key", r"\bAIza[\w-]{35}"),
     ("a Google OAuth client secret", r"\bGOCSPX-[\w-]{28}"),
     ("a Google OAuth access token", r"\bya29\.[\w-]{30,}"),
+    ("an Azure AD client secret", r"(?<![\w.~-])[A-Za-z0-9_.~]{3}[0-9]Q~[A-Za-z0-9_.~-]{31,34}(?![\w~-]|\.[\w.~-])"),
     ("an Anthropic API key", r"\bsk-ant-[\w-]{20,}"),
     ("an OpenRouter API key", r"\bsk-or-v1-[0-9a-f]{64}"),
-    # Only the digit keeps hyphenated words such as "sk-style-option-names" out.
-    ("an OpenAI API key", r"\bsk-(?!ant-|or-)(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]{0,40}\d)[\w-]{20,}"),
+    # Only a digit, or the marker project keys carry, keeps hyphenated words such as
+    # "sk-style-option-names" out.
+    ("an OpenAI API key", r"\bsk-(?!ant-|or-)(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]{0,40}\d|[\w-]{0,160}T3BlbkFJ)"
+                          r"[\w-]{20,}"),
+    ("an ElevenLabs API key", r"\bsk_[0-9a-f]{48}\b"),
     ("a Groq API key", r"\bgsk_[A-Za-z0-9]{48,}"),
     ("a Replicate API token", r"\br8_[A-Za-z0-9]{37}"),
     ("a Perplexity API key", r"\bpplx-[A-Za-z0-9]{40,}"),
     ("an xAI API key", r"\bxai-[A-Za-z0-9]{60,}"),
     ("a Together API key", r"\btgp_v1_[\w-]{40,}"),
+    ("a Fireworks API key", r"\bfw_[A-Za-z0-9]{24,}"),
+    ("an Anyscale API key", r"\besecret_[A-Za-z0-9]{20,}"),
+    ("a Cerebras API key", r"\bcsk-[A-Za-z0-9]{32,}"),
+    ("a Voyage AI API key", r"\bpa-(?=[A-Za-z_-]{0,42}\d)[\w-]{43}(?![\w-])"),
+    ("an NVIDIA API key", r"\bnvapi-[\w-]{40,}"),
+    ("a Tavily API key", r"\btvly-(?:dev-|prod-)?[A-Za-z0-9]{24,}"),
+    ("a Pinecone API key", r"\bpcsk_[A-Za-z0-9_]{40,}"),
     ("a LangSmith API key", r"\bls(?:v2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|__[0-9a-f]{32})"),
     ("a Databricks token", r"\bdapi[0-9a-f]{32}\b"),
     ("an Azure storage account key", r"\bAccountKey=([A-Za-z0-9+/]{40,})"),
     ("an Azure shared access key", r"\bSharedAccessKey=([A-Za-z0-9+/]{30,})"),
     ("an Azure SAS signature", r"[?&;]sig=([A-Za-z0-9%+/]{20,})"),
     ("a JSON web token", r"\beyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]{10,}"),
+    # After the scheme (its slashes maybe escaped, as in JSON) and a user, up to the last @
+    # before a space or a quote: an unencoded @, / or # may be part of the password. A port
+    # followed by a path or a query is not one.
+    ("a password in a URL", r":\\?/\\?/[^\s:/?#@\[\]\"'`<>]{0,64}:(?![0-9]{1,5}[/?#\\])([^\s\"'`<>]{4,128})@"),
 )
 
 # Home directories name a person and a machine. A path counts where it starts: not inside a
@@ -77,20 +104,37 @@ _HOMES = (
 # the search for its flag.
 _COMMAND = r"[^\n]{0,200}?[ \t]"
 _PLACES = (
-    ("a password in a URL", r"://[^\s:/?#@]{0,64}:(?P<bare>[^\s/?@]{1,128})@"),
     ("a credential in an Authorization header",
      r"\b[Aa](?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
      r"(?i:bearer|basic|token|bot|digest)[ \t]+(?P<bare>[^\s\"'`,;<>{}$][^\s\"'`,;]{7,119})"),
     ("a password in a command", r"\bsshpass\b" + _COMMAND + r"-p[ \t]*" + _VALUE),
     ("a password in a command", r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b" + _COMMAND + r"-p" + _VALUE),
     ("a password in a command", r"\bredis-cli\b" + _COMMAND + r"(?:-a|--pass)[ \t]+" + _VALUE),
-    ("a password in a command", r"\b(?:docker|podman|nerdctl|helm|oras|skopeo)\b[^\n]{0,40}?\blogin\b"
-                                + _COMMAND + r"(?:-p|--password)(?:=|[ \t]+)" + _VALUE),
+    ("a password in a command", r"\b(?:docker|podman|nerdctl|helm|oras|skopeo|az|oc|cf|argocd)\b"
+                                r"[^\n]{0,40}?\blogin\b" + _COMMAND + r"(?:-p|--password)(?:=|[ \t]+)" + _VALUE),
     ("a password in a command", r"\bmongo(?:sh|dump|restore)?\b" + _COMMAND + r"(?:-p|--password)(?:=|[ \t]+)"
                                 + _VALUE),
     ("a password in a command", r"\bcurl\b" + _COMMAND + r"(?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:'\"$]{1,64}:"
                                 + _VALUE),
     ("a password in a command", r"-pass(?:in|out)?[ \t]+pass:" + _VALUE),
+    # htpasswd -b takes a file, a user and a password; -n leaves the file out.
+    ("a password in a command", r"\bhtpasswd(?=[-A-Za-z \t]{0,20}?-[A-Za-z]{0,4}b)(?:[ \t]+-[A-Za-mo-z]{1,5}){1,3}"
+                                r"[ \t]+\S{1,200}[ \t]+\S{1,64}[ \t]+" + _VALUE),
+    ("a password in a command", r"\bhtpasswd(?:[ \t]+-[A-Za-z]{1,5}){0,2}[ \t]+-[A-Za-z]{0,3}(?:nb|bn)[A-Za-z]{0,3}"
+                                r"[ \t]+\S{1,64}[ \t]+" + _VALUE),
+    ("a password in a command", r"\b(?:sqlcmd|bcp|zip|unzip)\b" + _COMMAND + r"-P[ \t]*" + _VALUE),
+    ("a password in a command", r"\b7z[a-z]?\b" + _COMMAND + r"-p" + _VALUE),
+    ("a password in a command", r"\bldap(?:search|add|modify|delete|passwd|whoami)\b" + _COMMAND + r"-w[ \t]+"
+                                + _VALUE),
+    ("a password in a command", r"\bssh-keygen\b" + _COMMAND + r"-[NP][ \t]+" + _VALUE),
+    ("a password in a command", r"\b(?:smbclient|rpcclient|smbmap)\b" + _COMMAND + r"-U[ \t]*[\"']?[^\s%\"']{1,64}%"
+                                + _VALUE),
+    ("a password in a command", r"\blftp\b" + _COMMAND + r"-u[ \t]+[\"']?[^\s,\"']{1,64}," + _VALUE),
+    ("a password in a command", r"\bsqlplus[ \t]+(?:-[A-Za-z]+[ \t]+)?[^\s/@]{1,64}/(?P<bare>[^\s/@\"']{1,128})@"),
+    ("a password in a command", r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S{1,64}[ \t]+" + _VALUE),
+    ("a password in a command", r"\becho[ \t]+(?:-n[ \t]+)?" + _VALUE + r"[ \t]*\|[ \t]*sudo[ \t]+-S\b"),
+    ("a password in a command", r"-(?<![\w-]-)(?:store|key|srcstore|deststore|srckey|destkey)pass[ \t]+" + _VALUE),
+    ("a password in a command", r"-(?<![\w-]-)D[\w.-]{0,80}?(?i:password|passwd)=" + _VALUE),
     ("a password in a command", r"\bmachine\s+\S{1,100}\s+login\s+\S{1,100}\s+password\s+"
                                 + _VALUE),
     ("a W&B API key", r"\bwandb[ \t]+login\b[^\n]{0,60}?[ \t](?:local-)?(?P<bare>[0-9a-f]{40})\b"),
@@ -106,13 +150,16 @@ _FLAG = re.compile(r"-(?<![\w-]-)-(?P<name>[A-Za-z][\w-]{0,63})(?:=|[ \t]+)(?=" 
 
 # A name is secret-like by its last word ("OPENAI_API_KEY", "apiKey", "PGPASSWORD"): the word
 # ends with one of the long names, or is one of the short ones, which "monkey", "bypass" and
-# "oauth" end with too.
+# "oauth" end with too. Words that only say which one ("DB_PASSWORD_PROD") are passed over.
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _PASSWORD_NAMES = ("password", "passwd", "passphrase")
-_PASSWORD_WORDS = frozenset(("pass", "pwd"))
+_PASSWORD_WORDS = frozenset(("pass", "pwd", "pw"))
 _SECRET_NAMES = ("secret", "token", "apikey", "accesskey", "secretkey", "privatekey", "credential",
                  "credentials", "cookie", "sessionid", "authorization")
 _SECRET_WORDS = frozenset(("key", "auth", "session", "private", "pat"))
+_WHICH_ONE = frozenset(("prod", "production", "dev", "development", "staging", "stage", "test", "local", "live",
+                        "old", "new", "current", "previous", "next", "primary", "secondary", "backup", "main",
+                        "root", "admin", "value"))
 # The tokens of a tokenizer and the keys of a table share the words of secrets.
 _NOT_SECRET = {
     "key": frozenset(("public", "pub", "sort", "cache", "primary", "partition", "hash", "foreign",
@@ -151,6 +198,8 @@ _SEPARATORS = frozenset("-_./:")
 def _kind_of_name(name: str):
     """What a value under this name would be: "password", "secret", or None."""
     words = _NAME_WORDS.findall(name)
+    while len(words) > 1 and words[-1].lower() in _WHICH_ONE:
+        words.pop()
     if not words:
         return None
     last = words[-1].lower()
