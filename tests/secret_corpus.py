@@ -465,6 +465,89 @@ def azure_sas(rng):
             f"&sp=r&se=2025-01-01T00:00:00Z&sig={chars(rng, ALNUM, 30)}%2B{chars(rng, ALNUM, 10)}%3D")
 
 
+def symbol_password(rng):
+    """A password with a symbol that a URL should have encoded, left as typed."""
+    return (chars(rng, ALNUM, rng.randint(4, 8)) + pick(rng, "@/#!.~*-_+") + chars(rng, ALNUM, rng.randint(3, 6))
+            + pick(rng, ["1", "!", "#2", ".9"]))
+
+
+def database_url(rng, secret):
+    user = pick(rng, [name(rng), "evals", "root", "admin", ""])
+    scheme, host = pick(rng, [("postgres", "db.internal:5432/evals"), ("postgresql+psycopg2", "10.0.3.7/results"),
+                              ("mysql+pymysql", "mysql.internal:3306/runs"), ("mongodb+srv", "cluster0.ab12c.mongodb.net/"),
+                              ("redis", "cache:6379/0"), ("rediss", "redis.internal:6380/1"), ("amqp", "mq:5672/%2F"),
+                              ("mssql+pyodbc", "sql.internal/evals?driver=ODBC+Driver+18"),
+                              ("clickhouse", "ch.internal:8123/default")])
+    return f"{scheme}://{user}:{secret}@{host}"
+
+
+def database_url_in(rng, shape):
+    url = database_url(rng, pick(rng, [password(rng), symbol_password(rng)]))
+    return {
+        "env": lambda: pick(rng, [f"DATABASE_URL={url}", f'DATABASE_URL="{url}"', f"export CELERY_BROKER_URL='{url}'"]),
+        "json": lambda: json.dumps({"database": {"url": url, "pool_size": rng.randint(2, 20)}}),
+        "escaped json": lambda: json.dumps({"dsn": url}).replace("/", "\\/"),
+        "yaml": lambda: f"storage:\n  backend: sql\n  url: \"{url}\"",
+        "code": lambda: pick(rng, [f'engine = create_engine("{url}")', f"client = MongoClient('{url}')",
+                                   f'r = redis.from_url("{url}")']),
+        "command": lambda: pick(rng, [f'psql "{url}" -c "select count(*) from runs"',
+                                      f"celery -A evals worker --broker={url}"]),
+        "prose": lambda: f"The results are in {url} if you want to check them.",
+    }[shape]()
+
+
+PASSWORD_NAMES = ["DB_PASS", "PASSWORD", "db_pass", "ADMIN_PASSWD", "DB_PASSWORD_PROD", "pass", "DB_PW",
+                  "MYSQL_ROOT_PASSWORD", "smtp_password", "adminPassword", "PG_PASS_STAGING"]
+SECRET_NAMES = ["SECRET", "client_secret", "APP_SECRET_KEY", "JWT_SECRET", "SESSION_SECRET", "WEBHOOK_SECRET_PROD",
+                "clientSecret", "NEXTAUTH_SECRET", "secret_value", "AUTH_SECRET_NEW"]
+
+
+def generated_secret(rng):
+    return pick(rng, [chars(rng, ALNUM, 32), hexs(rng, 64), b64(bytes(rng.randrange(256) for _ in range(32))),
+                      chars(rng, URLSAFE, 43)])
+
+
+def config_line(rng, var, value):
+    """A value under a name in a .env file, YAML, JSON, a compose file or code."""
+    return pick(rng, [f"{var}={value}", f'{var}="{value}"', f"{var.lower()}: {value}", f'  {var.lower()}: "{value}"',
+                      json.dumps({var: value}), f"      - {var}={value}", f'settings.{var} = "{value}"'])
+
+
+def command_password(rng):
+    secret, user = password(rng), name(rng)
+    return pick(rng, [
+        f"python upload.py --user {user} --password {secret}", f"wget --user={user} --password={secret} {LINK}",
+        f"sshpass -p'{secret}' scp preds.jsonl {user}@gpu-1:", f"PGPASSWORD={secret} psql -h db -U evals -c 'select 1'",
+        f"mysql -u root -p'{secret}' results", f"htpasswd -b -c .htpasswd {user} {secret}",
+        f"htpasswd -nb {user} {secret}", f"sqlcmd -S db -U sa -P {secret} -Q 'SELECT 1'",
+        f"ldapsearch -x -D cn=admin,dc=evals -w {secret} -b dc=evals", f"echo '{secret}' | sudo -S nvidia-smi -pm 1",
+        f"java -Djavax.net.ssl.keyStorePassword={secret} -jar judge.jar", f"keytool -list -keystore ks.jks -storepass {secret}",
+        f"smbclient //nas/evals -U {user}%{secret}", f"rabbitmqctl add_user {user} {secret}",
+        f"7z x results.7z -p{secret}", f"unzip -P {secret} runs.zip", f"az login --service-principal -u {uuid(rng)} "
+        f"-p {secret} --tenant {uuid(rng)}", f"sqlplus {user}/{secret}@evals"])
+
+
+LINK = "https://files.example.org/runs.tar.gz"
+
+
+def azure_ad_secret(rng):
+    return (chars(rng, ALNUM + "_.~", 3) + str(rng.randint(0, 9)) + "Q~"
+            + chars(rng, ALNUM + "_.~-", 34))
+
+
+def telegram_token(rng):
+    return f"{rng.randint(10 ** 7, 10 ** 10 - 1)}:{chars(rng, URLSAFE, 35)}"
+
+
+def provider_key(rng, var, key):
+    """A provider's key under its name, in a header, in code, in JSON or in prose."""
+    return pick(rng, [assign(rng, var, key), f'curl -H "Authorization: Bearer {key}" https://api.example.com/v1/models',
+                      f'client = OpenAI(base_url="https://api.example.com/v1", api_key="{key}")',
+                      json.dumps({"provider": var.split("_")[0].lower(), "api_key": key}),
+                      f"I ran the judge with my key {key} and got the same score.",
+                      f"judge:\n  key: {key}"])
+
+
 # One maker per family of leak the check claims to catch; each returns a line or a block.
 FAMILIES = {
     "private key block": lambda rng: armor(
@@ -566,6 +649,52 @@ FAMILIES = {
     "session cookie": lambda rng: pick(rng, [
         f"Cookie: sessionid={chars(rng, LOWER_DIGITS, 32)}; csrftoken={chars(rng, ALNUM, 32)}",
         f"session_token={chars(rng, URLSAFE, 43)}"]),
+    "database URL in .env": lambda rng: database_url_in(rng, "env"),
+    "database URL in JSON": lambda rng: database_url_in(rng, "json"),
+    "database URL in JSON with escaped slashes": lambda rng: database_url_in(rng, "escaped json"),
+    "database URL in YAML": lambda rng: database_url_in(rng, "yaml"),
+    "database URL in code": lambda rng: database_url_in(rng, "code"),
+    "database URL in a command": lambda rng: database_url_in(rng, "command"),
+    "database URL in prose": lambda rng: database_url_in(rng, "prose"),
+    "password under a password's name": lambda rng: config_line(rng, pick(rng, PASSWORD_NAMES), password(rng)),
+    "secret under a secret's name": lambda rng: config_line(rng, pick(rng, SECRET_NAMES), generated_secret(rng)),
+    "password in a command line": command_password,
+    "Azure AD client secret": lambda rng: pick(rng, [
+        assign(rng, "AZURE_CLIENT_SECRET", azure_ad_secret(rng)),
+        json.dumps({"tenantId": uuid(rng), "clientId": uuid(rng), "clientSecret": azure_ad_secret(rng)}),
+        f'cred = ClientSecretCredential("{uuid(rng)}", "{uuid(rng)}", "{azure_ad_secret(rng)}")',
+        f"The app registration's secret is {azure_ad_secret(rng)}, valid for a year.",
+        f"az login --service-principal -u {uuid(rng)} -p {azure_ad_secret(rng)} --tenant {uuid(rng)}"]),
+    "Twilio API key": lambda rng: pick(rng, [
+        f"TWILIO_API_KEY=SK{hexs(rng, 32).upper()}", f'client = Client("SK{hexs(rng, 32)}", api_secret, account_sid)',
+        json.dumps({"twilio": {"api_key": "SK" + pick(rng, [hexs(rng, 32), hexs(rng, 32).upper()])}})]),
+    "Twilio auth token beside its account": lambda rng: pick(rng, [
+        f'client = Client("AC{hexs(rng, 32)}", "{hexs(rng, 32)}")',
+        f"curl -X POST https://api.twilio.com/2010-04-01/Accounts/AC{hexs(rng, 32)}/Messages.json "
+        f"-u AC{hexs(rng, 32)}:{hexs(rng, 32)}",
+        json.dumps({"account_sid": "AC" + hexs(rng, 32), "auth_token": hexs(rng, 32).upper()}),
+        f"TWILIO_ACCOUNT_SID=AC{hexs(rng, 32)}\nTWILIO_AUTH_TOKEN={hexs(rng, 32)}"]),
+    "Telegram bot token, any letters": lambda rng: pick(rng, [
+        assign(rng, "TELEGRAM_BOT_TOKEN", telegram_token(rng)),
+        f'app = Application.builder().token("{telegram_token(rng)}").build()',
+        json.dumps({"telegram": {"token": telegram_token(rng), "chat_id": -rng.randint(10 ** 9, 10 ** 12)}})]),
+    "Telegram bot URL": lambda rng: (f"curl https://api.telegram.org/bot{telegram_token(rng)}/sendMessage"
+                                     f" -d chat_id={rng.randint(10 ** 6, 10 ** 9)} -d text=done"),
+    "Fireworks": lambda rng: provider_key(rng, "FIREWORKS_API_KEY", "fw_" + chars(rng, ALNUM, rng.choice([24, 40]))),
+    "Anyscale": lambda rng: provider_key(rng, "ANYSCALE_API_KEY", "esecret_" + chars(rng, ALNUM, 26)),
+    "Cerebras": lambda rng: provider_key(rng, "CEREBRAS_API_KEY", "csk-" + chars(rng, LOWER_DIGITS, 48)),
+    "Voyage AI": lambda rng: provider_key(rng, "VOYAGE_API_KEY", "pa-" + chars(rng, ALNUM, 20) + str(rng.randint(0, 9))
+                                          + chars(rng, URLSAFE, 22)),
+    "ElevenLabs": lambda rng: provider_key(rng, "ELEVENLABS_API_KEY", "sk_" + hexs(rng, 48)),
+    "NVIDIA": lambda rng: provider_key(rng, "NVIDIA_API_KEY", "nvapi-" + chars(rng, URLSAFE, 64)),
+    "Tavily": lambda rng: provider_key(rng, "TAVILY_API_KEY", "tvly-" + pick(rng, ["", "dev-"]) + chars(rng, ALNUM, 32)),
+    "Pinecone": lambda rng: provider_key(rng, "PINECONE_API_KEY",
+                                         f"pcsk_{chars(rng, ALNUM, 6)}_{chars(rng, ALNUM, 63)}"),
+    "OpenAI project key": lambda rng: provider_key(
+        rng, "OPENAI_API_KEY", "sk-proj-" + chars(rng, string.ascii_letters + "-_", 74) + "T3BlbkFJ"
+        + chars(rng, URLSAFE, 74)),
+    "Anthropic admin key": lambda rng: provider_key(
+        rng, "ANTHROPIC_ADMIN_KEY", "sk-ant-admin01-" + chars(rng, URLSAFE, 93) + "AA"),
     "home path /home": lambda rng: f"Outputs are in /home/{name(rng)}/evals/run-{rng.randint(1, 9)}/preds.jsonl",
     "home path /Users": lambda rng: f'  File "/Users/{name(rng)}/code/evals/run.py", line {rng.randint(1, 200)}',
     "home path /root": lambda rng: f"cached at /root/.cache/huggingface/hub/models--{pick(rng, REPOS)}",
@@ -627,7 +756,9 @@ ADVERSARIAL_PIECES = (
     "-----BEGIN ", "BEGIN A ", "mysql ", "mysql -p", "curl -u a:", "docker login ", "/home/", "~/", "C:\\Users\\",
     "/mnt/c/", "Authorization: ", "Authorization: Bearer ", "AccountKey=", "&sig=", 'a="', "a='", "x://a:",
     "1234567890:AA", "M" + "a" * 23 + ".", "api_key: ", "API_KEY=", "password=", "machine a login b password ",
-    "\t=\t", "a-", "a.", "0:")
+    "\t=\t", "a-", "a.", "0:", "1234567890:", "/bot1", "abc8Q~", "AC" + "0" * 32 + " ", "htpasswd -b ", "htpasswd -nb a ",
+    "postgres://a:", ":\\/\\/a:", "a@", "-Dpassword=", "echo a ", "| sudo -S ", "sqlplus a/", "-storepass ",
+    "pa-", "nvapi-", "smbclient -U a%", "DB_PASSWORD_PROD=")
 
 
 def adversarial_inputs():
