@@ -4,10 +4,11 @@ Everything is generated from a seed when it is needed. Each secret is a provider
 followed by random characters in the provider's shape, so nothing here is a real credential,
 and no whole token-shaped string is written in this file for a secret scanner to find.
 
-``python3 -m tests.secret_corpus`` prints the share of secret-bearing posts caught, the share
-of ordinary posts refused (naming them), and the worst and median time per post.
+``python3 -m tests.secret_corpus [--seed N]`` prints the share of secret-bearing posts caught,
+the share of ordinary posts refused (naming them), and the worst and median time per post.
 """
 
+import argparse
 import base64
 import json
 import os
@@ -782,13 +783,17 @@ def timed(text, repeat=5):
     return best * 1000
 
 
-def main():
-    bearing, ordinary = secret_posts(), ordinary_posts()
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m tests.secret_corpus", description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=SEED, help=f"the seed the posts are made from (default {SEED})")
+    seed = parser.parse_args(argv).seed
+    bearing, ordinary = secret_posts(seed=seed), ordinary_posts(seed=seed)
     missed = [(family, "\n".join(post.split("\n")[lines[0] - 1:lines[1]]))
               for family, post, lines in bearing if not caught(post, lines)]
     refused = [(post, find_sensitive(post)) for post in ordinary if find_sensitive(post)]
     times = [timed(post) for _, post, _ in bearing] + [timed(post) for post in ordinary]
     hostile = [timed(text) for text in adversarial_inputs()]
+    print(f"posts made from seed {seed}")
     print(f"secret-bearing posts caught: {len(bearing) - len(missed)}/{len(bearing)} "
           f"({100 * (1 - len(missed) / len(bearing)):.1f}%): {len(FAMILIES)} families the check claims "
           f"and {len(KNOWN_GAPS)} it does not")
