@@ -341,3 +341,12 @@ def test_each_provider_key_is_named_where_it_starts(what, key):
                                   "csk-" + "a" * 20])
 def test_words_with_a_provider_prefix_but_not_its_shape_are_not_refused(body):
     assert find_sensitive(body) == []
+
+
+@pytest.mark.parametrize("token, found", [
+    ("hf_k9QyOuRh" + chars(RNG, ALNUM, 26), True),       # "your" in mixed case, by chance
+    ("hf_yourTokenGoesHereAbcdefghijklmnopq", False),
+    ("hf_YOUR_TOKEN_HERE_abcdefghijklmnopqrst", False),
+])
+def test_a_placeholder_word_counts_in_one_case_or_capitalised_not_in_the_mixed_case_of_a_random_key(token, found):
+    assert bool(find_sensitive(f"HF_TOKEN={token}")) is found

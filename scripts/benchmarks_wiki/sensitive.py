@@ -215,8 +215,19 @@ def _is_real(value: str) -> bool:
     """Not a placeholder, a reference to a variable or a template, nor a number."""
     low = value.lower()
     return not (value[0] in "${<" or value != value.strip() or value.isdigit() or low in _PLACEHOLDER_WORDS
-                or any(part in low for part in _PLACEHOLDER_PARTS)
-                or "%" in value and _WINDOWS_VARIABLE.search(value))
+                or _holds_placeholder(value, low) or "%" in value and _WINDOWS_VARIABLE.search(value))
+
+
+def _holds_placeholder(value: str, low: str) -> bool:
+    """Whether a placeholder's part is in the value in one case or capitalised: the same letters
+    in mixed case ("yOuR") are part of a random key."""
+    for part in _PLACEHOLDER_PARTS:
+        at = low.find(part)
+        while at >= 0:
+            if value[at:at + len(part)] in (part, part.upper(), part.capitalize()):
+                return True
+            at = low.find(part, at + 1)
+    return False
 
 
 def _choppy(value: str) -> bool:
