@@ -1,6 +1,7 @@
 """The check for private data in a post: what it catches, what it lets through, where it
 points, and that it ends on hostile input. Speed is measured by ``python3 -m tests.secret_corpus``."""
 
+import base64
 import random
 
 import pytest
@@ -350,3 +351,90 @@ def test_words_with_a_provider_prefix_but_not_its_shape_are_not_refused(body):
 ])
 def test_a_placeholder_word_counts_in_one_case_or_capitalised_not_in_the_mixed_case_of_a_random_key(token, found):
     assert bool(find_sensitive(f"HF_TOKEN={token}")) is found
+
+
+def full_width(text):
+    return "".join(chr(ord(c) + 0xFEE0) for c in text)
+
+
+@pytest.mark.parametrize("body, what, place", [
+    (f"token {GITHUB[:9]}\u200b{GITHUB[9:]}", "a GitHub token", (1, 7)),
+    (f"token {GITHUB[:4]}\u2060{GITHUB[4:20]}\ufeff{GITHUB[20:]}", "a GitHub token", (1, 7)),
+    (f"token {HF[:12]}\u00ad{HF[12:]}", "a Hugging Face token", (1, 7)),
+    (f"Modèle\u00a0: {full_width('hf_')}{HF[3:]}", "a Hugging Face token", (1, 10)),
+    (f"token {full_width(GITHUB)}", "a GitHub token", (1, 7)),
+    ("twine -p \u0440ypi-AgEIcHlwaS5vcmc" + TOKEN + TOKEN, "a PyPI token", (1, 10)),
+    (f"key \u0455k-{OPENAI[3:]}", "an OpenAI API key", (1, 5)),
+    (f"export GITHUB_TOKEN={GITHUB[:20]}\n    {GITHUB[20:]}", "a GitHub token", (1, 21)),
+    (f"export GITHUB_TOKEN={GITHUB[:20]}\\\n{GITHUB[20:]}", "a GitHub token", (1, 21)),
+    (f"token:\n  {OPENAI[:40]}\n  {OPENAI[40:]}", "an OpenAI API key", (2, 3)),
+    (f"GET /runs?t={GITHUB.replace('_', '%5F')}&n=1", "a GitHub token", (1, 13)),
+    ("GET /runs?t=" + "".join(f"%{ord(c):02X}" for c in HF), "a Hugging Face token", (1, 13)),
+    (f"DB_PASSWORD\u00a0=\u00a0{PASSWORD}", "a secret value for DB_PASSWORD", (1, 15)),
+    (f"api_key\u202f:\u202f{TOKEN}", "a secret value for api_key", (1, 11)),
+])
+def test_a_token_disguised_by_invisible_wide_look_alike_wrapped_or_escaped_characters_is_found_where_it_starts(
+        body, what, place):
+    assert find_sensitive(body) == [(what, *place)]
+
+
+def der_lines(der_hex):
+    """Base64 lines of 64 characters for DER that opens as given, then bytes of noise."""
+    body = base64.b64encode(bytes.fromhex(der_hex) + bytes(RNG.randrange(256) for _ in range(300))).decode()
+    return "\n".join(body[i:i + 64] for i in range(0, len(body), 64))
+
+
+@pytest.mark.parametrize("der", [
+    "308204bd020100300d06092a864886f70d0101010500048204a7",  # PKCS#8, RSA
+    "3081870201003013",                                       # PKCS#8, EC
+    "302e020100300506032b657004220420",                       # PKCS#8, Ed25519
+    "30820505305706092a864886f70d01050d30",                   # PKCS#8, encrypted
+    "308204a40201000282010100",                               # PKCS#1 RSA
+    "30770201010420",                                         # SEC1 EC
+    b"openssh-key-v1\0".hex(),
+])
+def test_a_private_key_pasted_without_its_header_is_found_on_its_first_line(der):
+    body = f"The key, from the vault:\n\n{der_lines(der)}\n\nthen ssh in."
+    assert find_sensitive(body) == [("a private key body", 3, 1)]
+
+
+@pytest.mark.parametrize("der", [
+    "308205a33082038ba003020102021400",                       # a certificate
+    "30820122300d06092a864886f70d01010105000382010f00",       # an RSA public key
+    "3059301306072a8648ce3d020106082a8648ce3d03010703420004",  # an EC public key
+    "308202bc308201a4020100",                                 # a certificate request
+    "89504e470d0a1a0a0000000d49484452",                       # a PNG image
+])
+def test_a_certificate_a_public_key_or_an_image_in_base64_is_not_refused(der):
+    assert find_sensitive(f"-----BEGIN CERTIFICATE-----\n{der_lines(der)}\n-----END CERTIFICATE-----") == []
+    assert find_sensitive(der_lines(der)) == []
+
+
+@pytest.mark.parametrize("body", [
+    "Résultat\u202f: 85,3\u00a0% sur GSM8K\u00a0; le modèle «\u00a0Qwen\u00a0» répond mieux.",
+    "Модель решила 85 из 100 задач; ключевой вывод: оценщик отбрасывает единицы. Пароль не нужен.",
+    "Το μοντέλο έλυσε 99/198 προβλήματα· α=0.1, β=0.9, κ=0.82, ρ = 0.93.",
+    "模型在GSM8K上的准确率为85.3％（1319题中1125题正确）。注意：测试集已更新。密钥：无。",
+    "ＧＳＭ８Ｋ：１１２５／１３１９（８５．３％），ｓｅｅｄ＝４２，ｍａｘ＿ｔｏｋｅｎｓ＝１０２４。",
+    "Bench\u00admark re\u00adsults by the team \U0001F469\u200d\U0001F4BB \u2014 see the \ufb01gure\u00a0\u00bd.",
+    "https://en.wikipedia.org/wiki/Caf%C3%A9 and https://www.google.com/search?q=gsm8k%20leaderboard%3A%20llama",
+    f"https://auth.example.org/authorize?redirect_uri=https%3A%2F%2Fbenchmarks.wiki%2Fcb&state={TOKEN[:12]}",
+    f"sha512:\n    {DIGEST}\n    {DIGEST}",
+    f'EXPECTED = (\n    "{DIGEST}"\n    "{COMMIT}"\n)',
+    f"Key: main--test--317ef6cc-69a8-59a3-a347-e37d3399eb10\n{COMMIT}",
+])
+def test_ordinary_text_that_folding_changes_is_not_refused(body):
+    assert find_sensitive(body) == []
+
+
+def test_lines_joined_again_do_not_run_a_value_under_a_name_into_the_next_line():
+    # The first line ends in a run and the second is one, as in a wrapped token; the JSON web
+    # token on the second line is named there, not as the value of Key.
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9." + TOKEN
+    body = f"Key: main--test--317ef6cc-69a8-59a3-a347-e37d3399eb10\n{jwt}"
+    assert find_sensitive(body) == [("a JSON web token", 2, 1)]
+
+
+def test_a_token_wrapped_from_the_start_of_a_line_after_a_line_that_ends_in_a_long_word():
+    body = f"Data: https://huggingface.co/datasets/openai/gsm8k\n{GITHUB[:24]}\n{GITHUB[24:]}"
+    assert find_sensitive(body) == [("a GitHub token", 2, 1)]

@@ -7,11 +7,19 @@ randomness alone, so digests, UUIDs, commit hashes and model ids pass.
 
 Every pattern is bounded or anchored on a literal, so no input of 2 KiB makes the regular
 expressions backtrack for long.
+
+Besides the text as given, the lines that folding changes are read folded: compatibility
+forms (full-width letters, no-break spaces) made plain, invisible format characters and soft
+hyphens dropped, Cyrillic and Greek look-alikes made Latin, percent-escapes decoded, and a
+token wrapped onto the next line joined again. A finding there is reported where it starts
+in the text as given.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from functools import lru_cache
 
 # A value after `=`, `:` or a flag: quoted (spaces allowed), or bare up to a separator. A bare
 # value never starts with `$`, `{`, `<`, `(`, `[`, `-`, `=` or `:`, which open a reference,
@@ -289,10 +297,96 @@ _TOKEN_PATTERNS = tuple((what, _compiled(pattern)) for what, pattern in _TOKENS)
 _PLACE_PATTERNS = tuple((what, _compiled(pattern)) for what, pattern in _PLACES)
 
 
-def find_sensitive(text: str) -> list:
-    """Each finding as ``(what, line, column)``, 1-based, in the order they appear."""
-    # (start, end, rank, what): where findings overlap, the lowest rank names the finding, so
-    # OPENAI_API_KEY=sk-... is reported as an OpenAI key, not as a secret-looking value.
+# The Cyrillic and Greek letters that pass for Latin ones in a token's prefix.
+_LOOK_ALIKES = str.maketrans("аеорсухѕіјһԁкАВЕКМНОРСТХЅІЈУαορνικυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+                             "aeopcyxsijhdkABEKMHOPCTXSIJYaopvikuxABEZHIKMNOPTYX")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Only an escape of a printable character is decoded: others could not be part of a token.
+_PERCENT = re.compile(r"%(?:[2-6][0-9A-Fa-f]|7[0-9A-Ea-e])")
+# A line that ends in the middle of a token, maybe before a backslash, and a next line that
+# ends it, after some indentation: the rest of the line closes a quote or a sentence at most.
+_WRAPPED = re.compile(r"[A-Za-z0-9_+/=-]{16}\\?\Z")
+_CONTINUED = re.compile(r"([ \t]{0,40})[A-Za-z0-9_+/=-]{4,}(?=[\"'`,;)\]}@&]|\.?[ \t]*\Z)")
+# Whether any line may wrap, to leave most texts unfolded at the cost of one search.
+_MAY_WRAP = re.compile(r"[A-Za-z0-9_+/=-]{16}\\?\n")
+
+
+@lru_cache(maxsize=4096)
+def _folded_character(character: str) -> str:
+    if unicodedata.category(character) == "Cf":
+        return ""
+    return unicodedata.normalize("NFKC", character).translate(_LOOK_ALIKES)
+
+
+def _folded_line(line: str, start: int):
+    """The line folded, and where in the text each of its characters comes from (None where
+    folding changes nothing)."""
+    if line.isascii() and not ("%" in line and _PERCENT.search(line)):
+        return line, None
+    pieces, origin, at = [], [], 0
+    for match in _NON_ASCII.finditer(line):
+        folded = _folded_character(match.group())
+        pieces += (line[at:match.start()], folded)
+        origin += range(start + at, start + match.start())
+        origin += [start + match.start()] * len(folded)
+        at = match.end()
+    pieces.append(line[at:])
+    origin += range(start + at, start + len(line))
+    folded, decoded, kept, at = "".join(pieces), [], [], 0
+    for match in _PERCENT.finditer(folded):
+        decoded += (folded[at:match.start()], chr(int(match.group()[1:], 16)))
+        kept += origin[at:match.start() + 1]
+        at = match.end()
+    return "".join(decoded) + folded[at:], kept + origin[at:]
+
+
+def _folded_copies(text: str) -> list:
+    """The folded copies to read, each with where in the text each of its characters comes from
+    and whether its findings may need a name. One holds the lines that folding changes, each on
+    a line of its own. The other holds the tokens wrapped over lines, joined again, and those
+    over three lines or more once more without their first line, which may end in a word of
+    its own; a value under a name would run on into the next line there, so only the findings
+    that need no name count."""
+    if text.isascii() and not ("%" in text and _PERCENT.search(text)) and not _MAY_WRAP.search(text):
+        return []
+    lines, start = [], 0
+    for line in text.split("\n"):
+        lines.append(_folded_line(line, start) + (start,))
+        start += len(line) + 1
+    by_line, joined, chain, indent = ([], []), ([], []), [], 0
+    for number, (folded, offsets, start) in enumerate(lines):
+        if offsets is not None:
+            _append(by_line, [(folded, offsets, start)])
+        following = (number + 1 < len(lines) and _WRAPPED.search(folded, max(0, len(folded) - 17))
+                     and _CONTINUED.match(lines[number + 1][0]))
+        end = len(folded) - folded.endswith("\\") if following else len(folded)
+        whole = range(start, start + len(folded)) if offsets is None else offsets
+        chain.append((folded[indent:end], whole[indent:end], start))
+        if following:
+            indent = following.end(1)
+            continue
+        if len(chain) > 1:
+            _append(joined, chain)
+        if len(chain) > 2:
+            _append(joined, chain[1:])
+        chain, indent = [], 0
+    return [("".join(pieces), origin, names) for (pieces, origin), names in ((by_line, True), (joined, False))
+            if pieces]
+
+
+def _append(copy, chain):
+    pieces, origin = copy
+    if pieces:
+        # A line of its own, as in the text: the newline stands for the one before its line.
+        pieces.append("\n")
+        origin.append(chain[0][2] - 1)
+    for piece, offsets, _ in chain:
+        pieces.append(piece)
+        origin += offsets
+
+
+def _findings(text: str) -> list:
+    """Each finding as ``(start, end, rank, what)``, in no order."""
     found = []
     for what, pattern in _TOKEN_PATTERNS:
         for match in pattern.finditer(text):
@@ -313,6 +407,17 @@ def find_sensitive(text: str) -> list:
                 value, start, end = _value(match)
                 if _looks_secret(value, kind):
                     found.append((start, end, 2, f"a secret value for {prefix}{match.group('name')}"))
+    return found
+
+
+def find_sensitive(text: str) -> list:
+    """Each finding as ``(what, line, column)``, 1-based, in the order they appear."""
+    # (start, end, rank, what): where findings overlap, the lowest rank names the finding, so
+    # OPENAI_API_KEY=sk-... is reported as an OpenAI key, not as a secret-looking value.
+    found = _findings(text)
+    for copy, origin, names in _folded_copies(text):
+        found += [(origin[start], origin[end - 1] + 1, rank, what) for start, end, rank, what in _findings(copy)
+                  if rank == 0 or names]
     findings, reached = [], -1
     for start, end, _, what in sorted(found, key=lambda finding: (finding[0], finding[2])):
         if start >= reached:
