@@ -28,7 +28,8 @@ _VALUE = (r"""(?:"(?P<dq>[^"\n]{1,120})"|'(?P<sq>[^'\n]{1,120})'"""
           r"""|(?P<bare>[^\s'"`,;&<>(){}\[\]$=:-][^\s'"`,;&<>]{0,119}))""")
 
 # Provider tokens carry a fixed prefix, so a match is a finding in itself. Each starts at a
-# word boundary, so the same letters inside a longer base64 string do not count.
+# word boundary, so the same letters inside a longer base64 string do not count. A password in
+# a URL is one too: a place's value is also checked for code, which "pw.Xy7z" would look like.
 _TOKENS = (
     ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----"),
     # A key's base64 pasted without its armour opens with the DER of a private key: a version
