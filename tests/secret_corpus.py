@@ -4,10 +4,11 @@ Everything is generated from a seed when it is needed. Each secret is a provider
 followed by random characters in the provider's shape, so nothing here is a real credential,
 and no whole token-shaped string is written in this file for a secret scanner to find.
 
-``python3 -m tests.secret_corpus`` prints the share of secret-bearing posts caught, the share
-of ordinary posts refused (naming them), and the worst and median time per post.
+``python3 -m tests.secret_corpus [--seed N]`` prints the share of secret-bearing posts caught,
+the share of ordinary posts refused (naming them), and the worst and median time per post.
 """
 
+import argparse
 import base64
 import json
 import os
@@ -389,7 +390,81 @@ def prose(rng):
     ])
 
 
-SECTIONS = (fields, config, code, environment, task_record, links, table, log, git, data, paths, mentions, prose)
+def random_bytes(rng, n):
+    return bytes(rng.randrange(256) for _ in range(n))
+
+
+def wrapped(text, width):
+    return "\n".join(text[i:i + width] for i in range(0, len(text), width))
+
+
+def der_length(n):
+    return bytes([0x82, n >> 8, n & 0xFF])
+
+
+def certificate(rng):
+    """A certificate's DER as it opens (a SEQUENCE of a SEQUENCE, version 3, a serial), then noise."""
+    size = rng.randint(700, 1400)
+    head = b"\x30" + der_length(size) + b"\x30" + der_length(size - 200) + bytes.fromhex("a003020102021400")
+    return armor("CERTIFICATE", wrapped(b64(head + random_bytes(rng, rng.randint(200, 500))), 64) + "\n")
+
+
+def public_key(rng):
+    """An RSA public key's DER as it opens (the algorithm, then the BIT STRING), then noise."""
+    head = bytes.fromhex("30820122300d06092a864886f70d01010105000382010f003082010a0282010100")
+    return armor("PUBLIC KEY", wrapped(b64(head + random_bytes(rng, 230)), 64) + "\n")
+
+
+def international(rng):
+    """Prose in other languages and scripts: accents, no-break spaces, full-width punctuation,
+    emoji joined by zero-width joiners, soft hyphens, right-to-left marks."""
+    right, total, pct = score(rng)
+    return pick(rng, [
+        f"Résultat\u202f: {right}/{total} ({pct.replace('.', ',')}\u00a0%) sur {pick(rng, BENCHMARKS)}\u00a0; "
+        f"le modèle «\u00a0{model(rng)}\u00a0» répond mieux en français.",
+        f"Ergebnis: {pct} % richtig; die Bewertung übersieht Einheiten (z.\u00a0B. „km“ statt „m“).",
+        f"Модель {model(rng)} решила {right} из {total} задач; ключевой вывод: оценщик отбрасывает единицы.",
+        f"Το μοντέλο έλυσε {right}/{total} προβλήματα· α={rng.choice([0.1, 0.5])}, β=0.9, η=3e-4.",
+        f"模型在{pick(rng, BENCHMARKS)}上的准确率为{pct}％（{total}题中{right}题正确）。注意：测试集已更新，旧分数不可比较。",
+        f"結果：正解率は{pct}％でした。評価スクリプト（v{rng.randint(1, 3)}）は単位を無視します。",
+        f"결과: {right}/{total} 정답 ({pct}%). 채점기가 단위를 무시합니다.",
+        f"النتيجة\u200f: {right} من {total} ({pct}%)\u200f، والمقيّم يتجاهل الوحدات.",
+        f"Bench\u00admark re\u00adsults by the team \U0001F469\u200d\U0001F4BB: {pct}% on "
+        f"{pick(rng, BENCHMARKS)} \u2014 see the \ufb01gure\u00a0\u00bd below.",
+        f"ＧＳＭ８Ｋ：{right}／{total}（{pct}％），ｓｅｅｄ＝{rng.randint(0, 99)}，ｍａｘ＿ｔｏｋｅｎｓ＝１０２４。",
+    ])
+
+
+def encoded_links(rng):
+    """URLs with percent-escapes that decode to nothing secret."""
+    words = pick(rng, ["gsm8k%20leaderboard", "math%2Dreasoning", "attention%20is%20all%20you%20need",
+                       "%22chain%20of%20thought%22%20gsm8k", "llama%203.1%20%2B%20vllm"])
+    return pick(rng, [
+        f"Search: https://www.google.com/search?q={words}&hl=en",
+        f"See https://en.wikipedia.org/wiki/Caf%C3%A9 and https://huggingface.co/datasets?search={words}",
+        f"Login goes through https://auth.example.org/authorize?client_id={hexs(rng, 16)}&redirect_uri=https%3A%2F%2F"
+        f"benchmarks.wiki%2Fcallback&scope=read%20write&state={chars(rng, ALNUM, 12)}",
+        f"Filter: https://benchmarks.wiki/{pick(rng, ['gsm8k', 'mmlu'])}?tags=%5B%22hard%22%2C%22math%22%5D&page=2",
+        f"Encoded prompt: Question%3A%20How%20many%20apples%3F%0AAnswer%3A%20{rng.randint(1, 99)}",
+    ])
+
+
+def blobs(rng):
+    """Long lines broken across several: images, certificates, public keys, hashes."""
+    png = b64(bytes.fromhex("89504e470d0a1a0a0000000d49484452") + random_bytes(rng, rng.randint(150, 400)))
+    digest = hexs(rng, 128)
+    return pick(rng, [
+        f"Plot, base64 as the API returned it:\n{wrapped(png, 76)}",
+        certificate(rng), public_key(rng),
+        f"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{chars(rng, B64, 43)} {pick(rng, FIRST_NAMES)}@gpu-box",
+        f"sha512 of test.jsonl:\n    {digest[:64]}\n    {digest[64:]}",
+        f'EXPECTED = (\n    "{digest[:64]}"\n    "{digest[64:]}"\n)',
+        f"Checksums:\n  {hexs(rng, 64)} \\\n  {hexs(rng, 64)}",
+    ])
+
+
+SECTIONS = (fields, config, code, environment, task_record, links, table, log, git, data, paths, mentions, prose,
+            international, encoded_links, blobs)
 
 
 def fit(parts):
@@ -463,6 +538,173 @@ def azure_service_bus(rng):
 def azure_sas(rng):
     return (f"https://evals{hexs(rng, 4)}.blob.core.windows.net/runs/preds.jsonl?sv=2022-11-02&ss=b&srt=o"
             f"&sp=r&se=2025-01-01T00:00:00Z&sig={chars(rng, ALNUM, 30)}%2B{chars(rng, ALNUM, 10)}%3D")
+
+
+def symbol_password(rng):
+    """A password with a symbol that a URL should have encoded, left as typed."""
+    return (chars(rng, ALNUM, rng.randint(4, 8)) + pick(rng, "@/#!.~*-_+") + chars(rng, ALNUM, rng.randint(3, 6))
+            + pick(rng, ["1", "!", "#2", ".9"]))
+
+
+def database_url(rng, secret):
+    user = pick(rng, [name(rng), "evals", "root", "admin", ""])
+    scheme, host = pick(rng, [("postgres", "db.internal:5432/evals"), ("postgresql+psycopg2", "10.0.3.7/results"),
+                              ("mysql+pymysql", "mysql.internal:3306/runs"),
+                              ("mongodb+srv", "cluster0.ab12c.mongodb.net/"),
+                              ("redis", "cache:6379/0"), ("rediss", "redis.internal:6380/1"), ("amqp", "mq:5672/%2F"),
+                              ("mssql+pyodbc", "sql.internal/evals?driver=ODBC+Driver+18"),
+                              ("clickhouse", "ch.internal:8123/default")])
+    return f"{scheme}://{user}:{secret}@{host}"
+
+
+def database_url_in(rng, shape):
+    url = database_url(rng, pick(rng, [password(rng), symbol_password(rng)]))
+    return {
+        "env": lambda: pick(rng, [f"DATABASE_URL={url}", f'DATABASE_URL="{url}"', f"export CELERY_BROKER_URL='{url}'"]),
+        "json": lambda: json.dumps({"database": {"url": url, "pool_size": rng.randint(2, 20)}}),
+        "escaped json": lambda: json.dumps({"dsn": url}).replace("/", "\\/"),
+        "yaml": lambda: f"storage:\n  backend: sql\n  url: \"{url}\"",
+        "code": lambda: pick(rng, [f'engine = create_engine("{url}")', f"client = MongoClient('{url}')",
+                                   f'r = redis.from_url("{url}")']),
+        "command": lambda: pick(rng, [f'psql "{url}" -c "select count(*) from runs"',
+                                      f"celery -A evals worker --broker={url}"]),
+        "prose": lambda: f"The results are in {url} if you want to check them.",
+    }[shape]()
+
+
+PASSWORD_NAMES = ["DB_PASS", "PASSWORD", "db_pass", "ADMIN_PASSWD", "DB_PASSWORD_PROD", "pass", "DB_PW",
+                  "MYSQL_ROOT_PASSWORD", "smtp_password", "adminPassword", "PG_PASS_STAGING"]
+SECRET_NAMES = ["SECRET", "client_secret", "APP_SECRET_KEY", "JWT_SECRET", "SESSION_SECRET", "WEBHOOK_SECRET_PROD",
+                "clientSecret", "NEXTAUTH_SECRET", "secret_value", "AUTH_SECRET_NEW"]
+
+
+def generated_secret(rng):
+    return pick(rng, [chars(rng, ALNUM, 32), hexs(rng, 64), b64(bytes(rng.randrange(256) for _ in range(32))),
+                      chars(rng, URLSAFE, 43)])
+
+
+def config_line(rng, var, value):
+    """A value under a name in a .env file, YAML, JSON, a compose file or code."""
+    return pick(rng, [f"{var}={value}", f'{var}="{value}"', f"{var.lower()}: {value}", f'  {var.lower()}: "{value}"',
+                      json.dumps({var: value}), f"      - {var}={value}", f'settings.{var} = "{value}"'])
+
+
+def command_password(rng):
+    secret, user = password(rng), name(rng)
+    return pick(rng, [
+        f"python upload.py --user {user} --password {secret}", f"wget --user={user} --password={secret} {LINK}",
+        f"sshpass -p'{secret}' scp preds.jsonl {user}@gpu-1:", f"PGPASSWORD={secret} psql -h db -U evals -c 'select 1'",
+        f"mysql -u root -p'{secret}' results", f"htpasswd -b -c .htpasswd {user} {secret}",
+        f"htpasswd -nb {user} {secret}", f"sqlcmd -S db -U sa -P {secret} -Q 'SELECT 1'",
+        f"ldapsearch -x -D cn=admin,dc=evals -w {secret} -b dc=evals", f"echo '{secret}' | sudo -S nvidia-smi -pm 1",
+        f"java -Djavax.net.ssl.keyStorePassword={secret} -jar judge.jar",
+        f"keytool -list -keystore ks.jks -storepass {secret}",
+        f"smbclient //nas/evals -U {user}%{secret}", f"rabbitmqctl add_user {user} {secret}",
+        f"7z x results.7z -p{secret}", f"unzip -P {secret} runs.zip", f"az login --service-principal -u {uuid(rng)} "
+        f"-p {secret} --tenant {uuid(rng)}", f"sqlplus {user}/{secret}@evals"])
+
+
+LINK = "https://files.example.org/runs.tar.gz"
+
+
+def azure_ad_secret(rng):
+    return (chars(rng, ALNUM + "_.~", 3) + str(rng.randint(0, 9)) + "Q~"
+            + chars(rng, ALNUM + "_.~-", 34))
+
+
+def telegram_token(rng):
+    return f"{rng.randint(10 ** 7, 10 ** 10 - 1)}:{chars(rng, URLSAFE, 35)}"
+
+
+def provider_key(rng, var, key):
+    """A provider's key under its name, in a header, in code, in JSON or in prose."""
+    return pick(rng, [assign(rng, var, key), f'curl -H "Authorization: Bearer {key}" https://api.example.com/v1/models',
+                      f'client = OpenAI(base_url="https://api.example.com/v1", api_key="{key}")',
+                      json.dumps({"provider": var.split("_")[0].lower(), "api_key": key}),
+                      f"I ran the judge with my key {key} and got the same score.",
+                      f"judge:\n  key: {key}"])
+
+
+def provider_token(rng):
+    """A token of one of the commonest kinds, and its prefix."""
+    prefix, body = pick(rng, [(pick(rng, ["ghp_", "gho_", "ghs_"]), chars(rng, ALNUM, 36)),
+                              ("hf_", chars(rng, ALNUM, 34)), ("sk-proj-", chars(rng, URLSAFE, 60) + "7"),
+                              ("pypi-AgE", "IcHlwaS5vcmc" + chars(rng, URLSAFE, 70)),
+                              ("glpat-", chars(rng, URLSAFE, 20)),
+                              ("npm_", chars(rng, ALNUM, 36)), ("xoxb-", f"{rng.randint(10 ** 11, 10 ** 12)}-"
+                                                                         f"{chars(rng, ALNUM, 24)}"),
+                              ("sk-ant-api03-", chars(rng, URLSAFE, 93) + "AA")])
+    return prefix, body
+
+
+def in_a_post(rng, token):
+    return pick(rng, [assign(rng, "API_TOKEN", token), f"The run used {token} as its token.",
+                      f'client = Client(token="{token}")'])
+
+
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"]
+LOOK_ALIKES = {"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х", "s": "ѕ", "i": "і", "h": "һ",
+               "k": "κ", "A": "А", "E": "Ε"}
+
+
+def full_width(text):
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def with_inside(rng, text, inserts):
+    """``text`` with each of ``inserts`` put at a random place after its first character."""
+    for insert in inserts:
+        at = rng.randrange(1, len(text))
+        text = text[:at] + insert + text[at:]
+    return text
+
+
+def full_width_token(rng):
+    prefix, body = provider_token(rng)
+    return pick(rng, [full_width(prefix) + body, full_width(prefix + body)])
+
+
+def look_alike_token(rng):
+    """A token with one or more of its prefix's letters swapped for another script's look-alike."""
+    prefix, body = provider_token(rng)
+    letters = [i for i, c in enumerate(prefix) if c in LOOK_ALIKES]
+    for i in rng.sample(letters, rng.randint(1, len(letters))):
+        prefix = prefix[:i] + LOOK_ALIKES[prefix[i]] + prefix[i + 1:]
+    return prefix + body
+
+
+def wrapped_token(rng, backslash):
+    prefix, body = provider_token(rng)
+    token = prefix + body
+    at = rng.randint(16, len(token) - 6)
+    head, tail = token[:at], token[at:]
+    if backslash:
+        return f"export API_TOKEN={head}\\\n{' ' * rng.randint(0, 4)}{tail}"
+    return pick(rng, [f"api_token: {head}\n{' ' * rng.randint(2, 10)}{tail}", f"{head}\n{tail}",
+                      f'token = "{head}\n{tail}"'])
+
+
+def percent_encoded(rng):
+    prefix, body = provider_token(rng)
+    token = prefix + body
+    encoded = pick(rng, [token.replace("_", "%5F").replace("-", "%2D"), "".join(f"%{ord(c):02X}" for c in token),
+                         "".join(f"%{ord(c):02x}" if c in "_-" or rng.random() < 0.3 else c for c in token)])
+    return pick(rng, [f"GET https://api.example.com/v1/runs?access_token={encoded}&limit=10",
+                      f'curl "https://hooks.example.org/notify?token={encoded}"',
+                      f"Redirected to https://benchmarks.wiki/callback?next=%2Fruns&t={encoded}"])
+
+
+def no_break_spaces(rng):
+    space = pick(rng, ["\u00a0", "\u202f"])
+    return pick(rng, [f"DB_PASSWORD{space}={space}{password(rng)}", f"api_key{space}:{space}{chars(rng, ALNUM, 32)}",
+                      f"SECRET_KEY{space}={space}'{generated_secret(rng)}'",
+                      f"export HF_TOKEN={space}hf_{chars(rng, ALNUM, 34)}"])
+
+
+def key_without_header(rng, der_prefix, size):
+    """A private key's base64 lines, as pasted without the armour around them."""
+    body = wrapped(b64(bytes.fromhex(der_prefix) + random_bytes(rng, size)), 64)
+    return pick(rng, [body, f"key = \"\"\"\n{body}\n\"\"\"", f"```\n{body}\n```"])
 
 
 # One maker per family of leak the check claims to catch; each returns a line or a block.
@@ -566,6 +808,70 @@ FAMILIES = {
     "session cookie": lambda rng: pick(rng, [
         f"Cookie: sessionid={chars(rng, LOWER_DIGITS, 32)}; csrftoken={chars(rng, ALNUM, 32)}",
         f"session_token={chars(rng, URLSAFE, 43)}"]),
+    "database URL in .env": lambda rng: database_url_in(rng, "env"),
+    "database URL in JSON": lambda rng: database_url_in(rng, "json"),
+    "database URL in JSON with escaped slashes": lambda rng: database_url_in(rng, "escaped json"),
+    "database URL in YAML": lambda rng: database_url_in(rng, "yaml"),
+    "database URL in code": lambda rng: database_url_in(rng, "code"),
+    "database URL in a command": lambda rng: database_url_in(rng, "command"),
+    "database URL in prose": lambda rng: database_url_in(rng, "prose"),
+    "password under a password's name": lambda rng: config_line(rng, pick(rng, PASSWORD_NAMES), password(rng)),
+    "secret under a secret's name": lambda rng: config_line(rng, pick(rng, SECRET_NAMES), generated_secret(rng)),
+    "password in a command line": command_password,
+    "Azure AD client secret": lambda rng: pick(rng, [
+        assign(rng, "AZURE_CLIENT_SECRET", azure_ad_secret(rng)),
+        json.dumps({"tenantId": uuid(rng), "clientId": uuid(rng), "clientSecret": azure_ad_secret(rng)}),
+        f'cred = ClientSecretCredential("{uuid(rng)}", "{uuid(rng)}", "{azure_ad_secret(rng)}")',
+        f"The app registration's secret is {azure_ad_secret(rng)}, valid for a year.",
+        f"az login --service-principal -u {uuid(rng)} -p {azure_ad_secret(rng)} --tenant {uuid(rng)}"]),
+    "Twilio API key": lambda rng: pick(rng, [
+        f"TWILIO_API_KEY=SK{hexs(rng, 32).upper()}", f'client = Client("SK{hexs(rng, 32)}", api_secret, account_sid)',
+        json.dumps({"twilio": {"api_key": "SK" + pick(rng, [hexs(rng, 32), hexs(rng, 32).upper()])}})]),
+    "Twilio auth token beside its account": lambda rng: pick(rng, [
+        f'client = Client("AC{hexs(rng, 32)}", "{hexs(rng, 32)}")',
+        f"curl -X POST https://api.twilio.com/2010-04-01/Accounts/AC{hexs(rng, 32)}/Messages.json "
+        f"-u AC{hexs(rng, 32)}:{hexs(rng, 32)}",
+        json.dumps({"account_sid": "AC" + hexs(rng, 32), "auth_token": hexs(rng, 32).upper()}),
+        f"TWILIO_ACCOUNT_SID=AC{hexs(rng, 32)}\nTWILIO_AUTH_TOKEN={hexs(rng, 32)}"]),
+    "Telegram bot token, any letters": lambda rng: pick(rng, [
+        assign(rng, "TELEGRAM_BOT_TOKEN", telegram_token(rng)),
+        f'app = Application.builder().token("{telegram_token(rng)}").build()',
+        json.dumps({"telegram": {"token": telegram_token(rng), "chat_id": -rng.randint(10 ** 9, 10 ** 12)}})]),
+    "Telegram bot URL": lambda rng: (f"curl https://api.telegram.org/bot{telegram_token(rng)}/sendMessage"
+                                     f" -d chat_id={rng.randint(10 ** 6, 10 ** 9)} -d text=done"),
+    "Fireworks": lambda rng: provider_key(rng, "FIREWORKS_API_KEY", "fw_" + chars(rng, ALNUM, rng.choice([24, 40]))),
+    "Anyscale": lambda rng: provider_key(rng, "ANYSCALE_API_KEY", "esecret_" + chars(rng, ALNUM, 26)),
+    "Cerebras": lambda rng: provider_key(rng, "CEREBRAS_API_KEY", "csk-" + chars(rng, LOWER_DIGITS, 48)),
+    "Voyage AI": lambda rng: provider_key(rng, "VOYAGE_API_KEY", "pa-" + chars(rng, ALNUM, 20) + str(rng.randint(0, 9))
+                                          + chars(rng, URLSAFE, 22)),
+    "ElevenLabs": lambda rng: provider_key(rng, "ELEVENLABS_API_KEY", "sk_" + hexs(rng, 48)),
+    "NVIDIA": lambda rng: provider_key(rng, "NVIDIA_API_KEY", "nvapi-" + chars(rng, URLSAFE, 64)),
+    "Tavily": lambda rng: provider_key(rng, "TAVILY_API_KEY",
+                                       "tvly-" + pick(rng, ["", "dev-"]) + chars(rng, ALNUM, 32)),
+    "Pinecone": lambda rng: provider_key(rng, "PINECONE_API_KEY",
+                                         f"pcsk_{chars(rng, ALNUM, 6)}_{chars(rng, ALNUM, 63)}"),
+    "OpenAI project key": lambda rng: provider_key(
+        rng, "OPENAI_API_KEY", "sk-proj-" + chars(rng, string.ascii_letters + "-_", 74) + "T3BlbkFJ"
+        + chars(rng, URLSAFE, 74)),
+    "Anthropic admin key": lambda rng: provider_key(
+        rng, "ANTHROPIC_ADMIN_KEY", "sk-ant-admin01-" + chars(rng, URLSAFE, 93) + "AA"),
+    "zero-width characters in a token": lambda rng: in_a_post(
+        rng, with_inside(rng, "".join(provider_token(rng)), rng.sample(INVISIBLE, rng.randint(1, 3)))),
+    "soft hyphens in a token": lambda rng: in_a_post(
+        rng, with_inside(rng, "".join(provider_token(rng)), ["\u00ad"] * rng.randint(1, 3))),
+    "full-width token": lambda rng: in_a_post(rng, full_width_token(rng)),
+    "look-alike letters in a token's prefix": lambda rng: in_a_post(rng, look_alike_token(rng)),
+    "token wrapped onto the next line": lambda rng: wrapped_token(rng, backslash=False),
+    "token wrapped after a backslash": lambda rng: wrapped_token(rng, backslash=True),
+    "percent-encoded token": percent_encoded,
+    "no-break spaces around the operator": no_break_spaces,
+    "PKCS#8 private key without its header": lambda rng: key_without_header(
+        rng, pick(rng, ["308204bd020100300d06092a864886f70d0101010500048204a7",
+                        "308206fe020100300d06092a864886f70d0101010500048206e8"]), 900),
+    "RSA private key without its header": lambda rng: key_without_header(rng, "308204a40201000282010100", 900),
+    "EC private key without its header": lambda rng: key_without_header(rng, "30770201010420", 100),
+    "OpenSSH private key without its header": lambda rng: key_without_header(
+        rng, b"openssh-key-v1\0".hex() + "0000000a6165733235362d637472", 300),
     "home path /home": lambda rng: f"Outputs are in /home/{name(rng)}/evals/run-{rng.randint(1, 9)}/preds.jsonl",
     "home path /Users": lambda rng: f'  File "/Users/{name(rng)}/code/evals/run.py", line {rng.randint(1, 200)}',
     "home path /root": lambda rng: f"cached at /root/.cache/huggingface/hub/models--{pick(rng, REPOS)}",
@@ -611,7 +917,7 @@ def secret_posts(per_family=4, seed=SEED):
     return [(family, *secret_post(rng, family)) for family in [*FAMILIES, *KNOWN_GAPS] for _ in range(per_family)]
 
 
-def ordinary_posts(count=600, seed=SEED):
+def ordinary_posts(count=800, seed=SEED):
     rng = random.Random(seed + 1)
     return [ordinary_post(rng) for _ in range(count)]
 
@@ -627,12 +933,17 @@ ADVERSARIAL_PIECES = (
     "-----BEGIN ", "BEGIN A ", "mysql ", "mysql -p", "curl -u a:", "docker login ", "/home/", "~/", "C:\\Users\\",
     "/mnt/c/", "Authorization: ", "Authorization: Bearer ", "AccountKey=", "&sig=", 'a="', "a='", "x://a:",
     "1234567890:AA", "M" + "a" * 23 + ".", "api_key: ", "API_KEY=", "password=", "machine a login b password ",
-    "\t=\t", "a-", "a.", "0:")
+    "\t=\t", "a-", "a.", "0:", "1234567890:", "/bot1", "abc8Q~", "AC" + "0" * 32 + " ", "htpasswd -b ",
+    "htpasswd -nb a ", "postgres://a:", ":\\/\\/a:", "a@", "-Dpassword=", "echo a ", "| sudo -S ", "sqlplus a/",
+    "-storepass ", "pa-", "nvapi-", "smbclient -U a%", "DB_PASSWORD_PROD=",
+    # What folding reads: characters it changes, escapes, and lines that each go on with the last.
+    "\u00e9", "\u00e9\n", "\u200b", "a\u00ad", "\uff47", "\u0430", "%41", "%41\n", "%5F", "a\u00a0=\u00a0",
+    "a" * 16 + "\n", "a" * 16 + "\\\n  ", "key=" + "a" * 16 + "\n", "MIIEvQIBADAN")
 
 
 def adversarial_inputs():
     """Texts of 2 KiB meant to make a regular expression backtrack: repetitions and a seeded fuzz."""
-    inputs = [(piece * (LIMIT // len(piece) + 1))[:LIMIT] for piece in ADVERSARIAL_PIECES]
+    inputs = [(piece * LIMIT).encode()[:LIMIT].decode(errors="ignore") for piece in ADVERSARIAL_PIECES]
     prefixes = ("sk-", "hf_", "api_key=", "https://", "-----BEGIN ")
     inputs += [prefix + "a" * (LIMIT - len(prefix)) for prefix in prefixes]
     rng = random.Random(SEED + 2)
@@ -651,13 +962,17 @@ def timed(text, repeat=5):
     return best * 1000
 
 
-def main():
-    bearing, ordinary = secret_posts(), ordinary_posts()
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m tests.secret_corpus", description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=SEED, help=f"the seed the posts are made from (default {SEED})")
+    seed = parser.parse_args(argv).seed
+    bearing, ordinary = secret_posts(seed=seed), ordinary_posts(seed=seed)
     missed = [(family, "\n".join(post.split("\n")[lines[0] - 1:lines[1]]))
               for family, post, lines in bearing if not caught(post, lines)]
     refused = [(post, find_sensitive(post)) for post in ordinary if find_sensitive(post)]
     times = [timed(post) for _, post, _ in bearing] + [timed(post) for post in ordinary]
     hostile = [timed(text) for text in adversarial_inputs()]
+    print(f"posts made from seed {seed}")
     print(f"secret-bearing posts caught: {len(bearing) - len(missed)}/{len(bearing)} "
           f"({100 * (1 - len(missed) / len(bearing)):.1f}%): {len(FAMILIES)} families the check claims "
           f"and {len(KNOWN_GAPS)} it does not")
