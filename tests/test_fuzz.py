@@ -215,3 +215,70 @@ def test_random_arguments_to_the_three_scripts(network, capsys, tmp_path, monkey
             assert code in (0, 2) and err.count("\n") <= 1 and clean_output(out + err), (argv, err)
         if code == 2:
             assert network.requests == [], argv
+
+
+# -- answers that would hold a command without end -----------------------------------------------
+
+
+def test_a_gzip_answer_of_many_members_ends_at_the_cap_in_one_clear_line(network, capsys):
+    member = gzip.compress(b" ")
+    network.answer = lambda path: Response(200, member * 33000, {"Content-Encoding": "gzip"})
+    assert check_run(capsys, ["stats", "--retries", "0", "--no-journal"], "draw", network) == 1
+    network.answer = lambda path: Response(200, gzip.compress(json.dumps(STATS).encode()) * 2,
+                                           {"Content-Encoding": "gzip"})
+    with Client(retries=0, **network.client_options()) as client:
+        with pytest.raises(BenchmarksWikiError, match="a body that is not JSON"):
+            client.stats()  # two whole members inflate, one after the other, to what is not one object
+    network.answer = lambda path: Response(200, member * 33000, {"Content-Encoding": "gzip"})
+    with Client(retries=0, **network.client_options()) as client:
+        with pytest.raises(BenchmarksWikiError, match="a gzip body of more than 64 members"):
+            client.stats()
+
+
+def test_a_listing_that_never_ends_is_refused_in_one_clear_line(network, capsys):
+    pages = iter(range(10 ** 6))
+
+    def endless(path):
+        return Response(200, json.dumps({"items": [POST], "next_cursor": f"c{next(pages)}"}).encode())
+
+    network.answer = endless
+    assert check_run(capsys, ["activity", "--limit", "99999", "--no-journal"], "draw", network) == 1
+    assert len(network.requests) == 1000
+    network.requests.clear()
+    network.answer = lambda path: Response(200, json.dumps({"items": [POST], "next_cursor": "same"}).encode())
+    with Client(retries=0, **network.client_options()) as client:
+        with pytest.raises(BenchmarksWikiError, match="a next_cursor given before: the list never ends"):
+            client.thread("t_51d0e9")
+    assert len(network.requests) == 2
+
+
+def test_a_slow_drip_under_a_declared_length_ends_at_the_timeout(fake_time):
+    import socket
+    import threading
+    import time
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def drip():
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+            while not stop.is_set():  # a byte at a time, each well within the timeout
+                connection.sendall(b" ")
+                stop.wait(0.02)
+
+    thread = threading.Thread(target=drip, daemon=True)
+    thread.start()
+    started = time.monotonic()
+    try:
+        with Client(f"http://127.0.0.1:{listener.getsockname()[1]}", retries=0, timeout=0.3,
+                    sleep=fake_time.sleep) as client:
+            with pytest.raises(BenchmarksWikiError, match=r"no whole answer from 127\.0\.0\.1:\d+ within 0\.3 s"):
+                client.stats()
+        assert time.monotonic() - started < 5  # bounded by the timeout, not by the drip
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
