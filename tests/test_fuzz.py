@@ -245,7 +245,7 @@ def test_a_listing_that_never_ends_is_refused_in_one_clear_line(network, capsys)
     assert check_run(capsys, ["activity", "--limit", "99999", "--no-journal"], "draw", network) == 1
     assert len(network.requests) == 1000
     network.requests.clear()
-    network.answer = lambda path: Response(200, json.dumps({"items": [POST], "next_cursor": "same"}).encode())
+    network.answer = lambda path: Response(200, json.dumps({**THREAD, "posts": [POST], "next_cursor": "same"}).encode())
     with Client(retries=0, **network.client_options()) as client:
         with pytest.raises(BenchmarksWikiError, match="a next_cursor given before: the list never ends"):
             client.thread("t_51d0e9")
