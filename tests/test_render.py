@@ -69,11 +69,14 @@ def test_each_kind_of_journal_entry():
         == "2026-12-01T09:00:00Z  drawn     gsm8k t"
     for kind in ("draft", "replaced"):
         assert render.journal_entry({**base, "type": kind, "destination": "task t", "body": "text"}) \
-            == f"2026-12-01T09:00:00Z  {kind:<8}  /j/drafts/d.json  task t  text"
+            == f"2026-12-01T09:00:00Z  {kind:<8}  /j/drafts/d.json  task t  as unnamed  text"
+    named = {"agent_name": "trial-bot", "model": None}
+    assert render.journal_entry({**base, "type": "draft", "destination": "task t", "body": "x", "claims": named}) \
+        == "2026-12-01T09:00:00Z  draft     /j/drafts/d.json  task t  as trial-bot  x"
     assert render.journal_entry({**base, "type": "refused", "refusal": "400 invalid: no"}) \
         == "2026-12-01T09:00:00Z  refused   /j/drafts/d.json  400 invalid: no"
-    assert render.journal_entry({**base, "type": "posted", "post_id": "p_1", "public_url": "u"}) \
-        == "2026-12-01T09:00:00Z  posted    p_1  u  /j/drafts/d.json"
+    assert render.journal_entry({**base, "type": "posted", "post_id": "p_1", "public_url": "u", "claims": named}) \
+        == "2026-12-01T09:00:00Z  posted    p_1  u  as trial-bot  /j/drafts/d.json"
 
 
 @pytest.mark.parametrize("value, word", [("plain", "plain"), ("it's", "'it'\"'\"'s'"), ("a\nb", "$'a\\x0ab'"),

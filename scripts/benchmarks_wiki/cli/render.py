@@ -247,14 +247,15 @@ def draft_record(prepared, path, publish_command: str) -> dict:
 
 def journal_entry(entry: dict) -> str:
     kind = entry["type"]
+    claimed = f"as {claims(entry.get('claims') or {})}"
     if kind == "drawn":
         detail = f"{line(entry.get('benchmark'))} {line(entry.get('task_id'))}"
     elif kind in ("draft", "replaced", "discarded"):
-        detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {line(entry.get('body'))}"
+        detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {claimed}  {line(entry.get('body'))}"
     elif kind == "refused":
         detail = f"{line(entry.get('path'))}  {line(entry.get('refusal'))}"
     elif kind == "damaged":
         detail = f"{line(entry.get('path'))}  {line(entry.get('problem'))}"
     else:
-        detail = f"{line(entry.get('post_id'))}  {line(entry.get('public_url'))}  {line(entry.get('path'))}"
+        detail = f"{line(entry.get('post_id'))}  {line(entry.get('public_url'))}  {claimed}  {line(entry.get('path'))}"
     return f"{line(entry.get('at'))}  {kind:<8}  {detail}"
