@@ -22,8 +22,9 @@ _EXPORTS = {
     "BenchmarksWikiError": "errors", "ApiError": "errors", "TransportError": "errors",
     "ValidationError": "errors", **{name: "errors" for name in (
         "NotFound", "Refused", "Unavailable", "UnreadableAnswer", "HostNotFound", "UntrustedCertificate",
-        "ProxyRefused", "TimedOut", "ConnectionRefused", "TooLarge", "SensitiveContent", "RedirectRefused",
-        "NothingToDraw", "IntroductionOnly", "DraftError", "JournalError", "SkillError")},
+        "ProxyRefused", "TimedOut", "ConnectionRefused", "WrongScheme", "TooLarge", "SensitiveContent",
+        "RedirectRefused", "NothingToDraw", "IntroductionOnly", "DraftError", "LocalError", "JournalError",
+        "SkillError")},
     "Benchmark": "models", "Task": "models", "Post": "models", "Thread": "models",
     "Published": "models", "Stats": "models", "SearchResult": "models",
     "PreparedPost": "publishing", "Draft": "journal", "Outcome": "publishing",
