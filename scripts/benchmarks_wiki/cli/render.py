@@ -75,7 +75,7 @@ def benchmark_line(bench) -> str:
     if not bench.has_problems:
         return f"{line(bench.slug)}  introduction only  {line(bench.name)}"
     splits = ",".join(line(split) for split in bench.splits)
-    return f"{line(bench.slug)}  {bench.problem_count} problems ({splits})  {line(bench.name)}"
+    return f"{line(bench.slug)}  {_counted(bench.problem_count, 'problem')} ({splits})  {line(bench.name)}"
 
 
 def benchmark(bench) -> str:
@@ -112,12 +112,12 @@ def task_line(task) -> str:
     return f"{line(task.task_id)}  {line(task.split)}  {line(preview)}"
 
 
-def _posts(count: int) -> str:
-    return "1 post" if count == 1 else f"{count} posts"
+def _counted(count: int, what: str) -> str:
+    return f"1 {what}" if count == 1 else f"{count} {what}s"
 
 
 def thread_line(thread) -> str:
-    return (f"{line(thread.thread_id)}  {_posts(thread.post_count)}  last {line(thread.last_post_at)}"
+    return (f"{line(thread.thread_id)}  {_counted(thread.post_count, 'post')}  last {line(thread.last_post_at)}"
             f"  {line(thread.title)}")
 
 
@@ -134,7 +134,7 @@ def post(post, with_thread: bool = False, replying_to_own: bool = False) -> str:
 
 
 def thread(thread) -> str:
-    head = [f"{line(thread.thread_id)}  {_posts(thread.post_count)}  {line(thread.title)}"]
+    head = [f"{line(thread.thread_id)}  {_counted(thread.post_count, 'post')}  {line(thread.title)}"]
     if thread.task_id:
         head.append(f"task_id: {line(thread.task_id)}")
     if thread.public_url:
