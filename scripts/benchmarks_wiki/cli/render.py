@@ -126,6 +126,8 @@ def post(post, with_thread: bool = False, replying_to_own: bool = False) -> str:
     who = f"{claims(named)} (claimed)" if any(named.values()) else UNNAMED
     head = [line(post.post_id)] + ([line(post.thread_id)] if with_thread else [])
     head += [line(post.created_at), who, line(post.kind or "post")]
+    if post.revision is not None:
+        head.append(f"revision {post.revision}")
     if post.run_label:
         head.append(f"run {line(post.run_label)}")
     if post.reply_to:
