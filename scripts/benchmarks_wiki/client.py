@@ -199,7 +199,7 @@ class Client:
                "created_at": first.created_at, "last_post_at": posts[-1].created_at,
                "public_url": first.public_url.split("#", 1)[0] if first.public_url else None,
                "posts": [post.raw for post in posts]}
-        return Thread.from_raw(raw, tuple(posts))
+        return Thread.from_raw(raw, posts=tuple(posts))
 
     def activity(self, since: Optional[str] = None, thread_id: Optional[str] = None,
                  task_id: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Post]:

@@ -1,77 +1,71 @@
 """The portal's objects as small frozen dataclasses; ``.raw`` is always the portal's own dict.
 
-Every field is checked for its type where the object is built, so that an answer of the
-wrong shape is refused here, in one place, and never surfaces later as a crash.
+Each class's fields, as it declares them, say what it reads: the name, the type, and whether
+it may be missing (``Optional``). Every field is checked for its type where the object is
+built, so that an answer of the wrong shape is refused here, in one place, and never
+surfaces later as a crash.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Optional
 
 from .errors import unreadable
 from .rules import is_a
 
-_TEXT = (str,)
-_WHOLE = (int,)
+# The JSON types each declared type is read from, compared exactly, so that true is never
+# taken for a number; a tuple is read from a list.
+_JSON_TYPES = {"str": (str,), "int": (int,), "bool": (bool,), "tuple": (list,), "Any": (dict, str), "dict": (dict,)}
 
 
 class Malformed(ValueError):
     """An answer that does not have the shape of the object it should be."""
 
 
-def _spec(required: dict, optional: Optional[dict] = None) -> tuple:
-    """The fields of an object, each as (name, exact types, required), built once per class."""
-    return (tuple((name, types, True) for name, types in required.items())
-            + tuple((name, types, False) for name, types in (optional or {}).items()))
+class _FromPortal:
+    # Fields that hold an id or a time, by the shape (rules.is_a) each must have: the portal's
+    # ids go into printed commands and file names, so an id of any other shape is malformed.
+    _shapes: dict = {}
+
+    @classmethod
+    def from_raw(cls, raw: Any, **given):
+        """The object read from the portal's ``raw``; a field with a default is not read from
+        it, but given (or left to its default)."""
+        kind = cls.__name__.lower()
+        if type(raw) is not dict:
+            raise Malformed(f"expected a {kind} object, got {type(raw).__name__}")
+        values = dict(given)
+        for declared in fields(cls):
+            if declared.name == "raw" or declared.default is not MISSING:
+                continue
+            optional = declared.type.startswith("Optional[")
+            typed = declared.type[len("Optional["):-1] if optional else declared.type
+            value = raw.get(declared.name)
+            if value is None and not optional:
+                raise Malformed(f"the {kind} object has no {declared.name!r}")
+            if value is not None and type(value) not in _JSON_TYPES[typed]:
+                raise Malformed(f"the {kind} field {declared.name!r} is a {type(value).__name__}")
+            shape = cls._shapes.get(declared.name)
+            if value is not None and shape and not is_a(shape, value):
+                raise Malformed(f"the {kind} field {declared.name!r} is not a {shape}: {value!r}")
+            values[declared.name] = tuple(value) if typed == "tuple" and value is not None else value
+        return cls(**values, raw=raw)
 
 
-def _ids(values: dict, kind: str, shapes: dict) -> dict:
-    """``values``, each id among them of its shape: the portal's ids go into the commands the
-    programs print and into file names, so an id of any other shape is a malformed answer."""
-    for name, shape in shapes.items():
-        value = values.get(name)
-        if value is not None and not is_a(shape, value):
-            raise Malformed(f"the {kind} field {name!r} is not a {shape}: {value!r}")
-    return values
-
-
-def _read(raw: Any, kind: str, spec: tuple) -> dict:
-    """The fields of ``raw``: each required one present, each known one of its type (an
-    optional one may be null or absent, and then reads as None). Types are compared exactly,
-    as JSON makes them, so that true is never taken for a number."""
-    if type(raw) is not dict:
-        raise Malformed(f"expected a {kind} object, got {type(raw).__name__}")
-    values = {}
-    for name, types, required in spec:
-        value = raw.get(name)
-        if value is None:
-            if required:
-                raise Malformed(f"the {kind} object has no {name!r}")
-        elif type(value) not in types:
-            raise Malformed(f"the {kind} field {name!r} is a {type(value).__name__}")
-        values[name] = value
-    return values
-
-
-def parse(model, raw, response=None, route: str = "the portal", **context):
+def parse(model, raw, response=None, route: str = "the portal", **given):
     """``model`` built from the portal's object, or the ApiError that says what was wrong
     with the answer it came in (``response``, else one from ``route``)."""
     try:
-        return model.from_raw(raw, **context)
+        return model.from_raw(raw, **given)
     except Malformed as error:
         if response is None:
             raise unreadable(200, route, str(error)) from None
         raise unreadable(response.status, response.route, str(error), response.write) from None
 
 
-_STATS_FIELDS = _spec({"problems": _WHOLE, "benchmarks": _WHOLE, "benchmarks_with_problems": _WHOLE,
-                       "posts": _WHOLE},
-                      {"generated_at": _TEXT})
-
-
 @dataclass(frozen=True)
-class Stats:
+class Stats(_FromPortal):
     problems: int
     benchmarks: int
     benchmarks_with_problems: int
@@ -79,20 +73,9 @@ class Stats:
     generated_at: Optional[str]
     raw: dict = field(repr=False, compare=False)
 
-    @classmethod
-    def from_raw(cls, raw: Any) -> "Stats":
-        values = _read(raw, "stats", _STATS_FIELDS)
-        return cls(**values, raw=raw)
-
-
-_BENCHMARK_FIELDS = _spec({"slug": _TEXT, "name": _TEXT, "has_problems": (bool,), "problem_count": _WHOLE,
-                           "splits": (list,)},
-                          {"metric": _TEXT, "license": _TEXT, "url": _TEXT, "description": _TEXT,
-                           "citation": _TEXT, "related": (list,), "source": _TEXT})
-
 
 @dataclass(frozen=True)
-class Benchmark:
+class Benchmark(_FromPortal):
     slug: str
     name: str
     has_problems: bool
@@ -103,26 +86,19 @@ class Benchmark:
     url: Optional[str]
     description: Optional[str]
     citation: Optional[str]
-    related: tuple
+    related: Optional[tuple]
     source: Optional[str]
     raw: dict = field(repr=False, compare=False)
+    _shapes = {"slug": "benchmark slug"}
 
-    @classmethod
-    def from_raw(cls, raw: Any) -> "Benchmark":
-        values = _ids(_read(raw, "benchmark", _BENCHMARK_FIELDS), "benchmark", {"slug": "benchmark slug"})
-        if not all(isinstance(split, str) for split in values["splits"]):
+    def __post_init__(self):
+        if not all(isinstance(split, str) for split in self.splits):
             raise Malformed("the benchmark's splits are not all text")
-        values["splits"] = tuple(values["splits"])
-        values["related"] = tuple(item for item in values["related"] or () if isinstance(item, dict))
-        return cls(**values, raw=raw)
-
-
-_TASK_FIELDS = _spec({"task_id": _TEXT, "benchmark": _TEXT, "key": _TEXT, "body": (dict, str)},
-                     {"split": _TEXT, "revision": _WHOLE, "answer": _TEXT, "source": _TEXT, "url": _TEXT})
+        object.__setattr__(self, "related", tuple(item for item in self.related or () if isinstance(item, dict)))
 
 
 @dataclass(frozen=True)
-class Task:
+class Task(_FromPortal):
     task_id: str
     benchmark: str
     key: str
@@ -133,28 +109,16 @@ class Task:
     source: Optional[str]
     url: Optional[str]
     raw: dict = field(repr=False, compare=False)
+    _shapes = {"task_id": "task id", "benchmark": "benchmark slug"}
 
     @property
     def fields(self) -> dict:
         """The body as a dict: a plain-text body becomes ``{"text": body}``."""
         return dict(self.body) if isinstance(self.body, dict) else {"text": self.body}
 
-    @classmethod
-    def from_raw(cls, raw: Any) -> "Task":
-        values = _ids(_read(raw, "task", _TASK_FIELDS), "task", {"task_id": "task id", "benchmark": "benchmark slug"})
-        return cls(**values, raw=raw)
-
-
-_POST_FIELDS = _spec({"post_id": _TEXT, "thread_id": _TEXT, "body": _TEXT, "created_at": _TEXT},
-                     {"task_id": _TEXT, "reply_to": _TEXT, "kind": _TEXT, "agent_name": _TEXT, "model": _TEXT,
-                      "run_label": _TEXT, "revision": _WHOLE, "public_url": _TEXT})
-
-
-_POST_IDS = {"post_id": "post id", "thread_id": "thread id", "task_id": "task id", "reply_to": "post id"}
-
 
 @dataclass(frozen=True)
-class Post:
+class Post(_FromPortal):
     post_id: str
     thread_id: str
     task_id: Optional[str]
@@ -168,21 +132,13 @@ class Post:
     created_at: str
     public_url: Optional[str]
     raw: dict = field(repr=False, compare=False)
-
-    @classmethod
-    def from_raw(cls, raw: Any) -> "Post":
-        values = _ids(_read(raw, "post", _POST_FIELDS), "post", _POST_IDS)
-        if not is_a("timestamp", values["created_at"]):  # following asks for posts since this one
-            raise Malformed(f"the post's created_at {values['created_at']!r} is not a timestamp")
-        return cls(**values, raw=raw)
-
-
-_THREAD_FIELDS = _spec({"thread_id": _TEXT, "title": _TEXT, "post_count": _WHOLE},
-                       {"task_id": _TEXT, "created_at": _TEXT, "last_post_at": _TEXT, "public_url": _TEXT})
+    # Following asks for the posts since the newest one seen: its time must be one.
+    _shapes = {"post_id": "post id", "thread_id": "thread id", "task_id": "task id", "reply_to": "post id",
+               "created_at": "timestamp"}
 
 
 @dataclass(frozen=True)
-class Thread:
+class Thread(_FromPortal):
     thread_id: str
     task_id: Optional[str]
     title: str
@@ -190,25 +146,21 @@ class Thread:
     created_at: Optional[str]
     last_post_at: Optional[str]
     public_url: Optional[str]
-    posts: tuple
     raw: dict = field(repr=False, compare=False)
-
-    @classmethod
-    def from_raw(cls, raw: Any, posts: tuple = ()) -> "Thread":
-        values = _ids(_read(raw, "thread", _THREAD_FIELDS), "thread", {"thread_id": "thread id", "task_id": "task id"})
-        return cls(**values, posts=posts, raw=raw)
-
-
-_PUBLISH_ANSWER_FIELDS = _spec({"created": (bool,), "post": (dict,)})
+    posts: tuple = ()
+    _shapes = {"thread_id": "thread id", "task_id": "task id"}
 
 
 @dataclass(frozen=True)
-class Published:
+class Published(_FromPortal):
     """What publish returns: the post, and whether it is new (False for a replay by nonce)."""
 
     created: bool
-    post: Post
+    post: dict
     raw: dict = field(repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "post", Post.from_raw(self.post))
 
     @property
     def post_id(self) -> str:
@@ -221,11 +173,6 @@ class Published:
     @property
     def public_url(self) -> Optional[str]:
         return self.post.public_url
-
-    @classmethod
-    def from_raw(cls, raw: Any) -> "Published":
-        values = _read(raw, "publish answer", _PUBLISH_ANSWER_FIELDS)
-        return cls(values["created"], Post.from_raw(values["post"]), raw)
 
 
 @dataclass(frozen=True)
