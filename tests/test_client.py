@@ -6,7 +6,8 @@ import pytest
 from benchmarks_wiki.errors import NotFound, NothingToDraw
 from benchmarks_wiki import (ApiError, Benchmark, BenchmarksWikiError, Client, Post, Published, Task,
                              Thread, TransportError, ValidationError, new_nonce)
-from benchmarks_wiki.sandbox import Catalogue, Portal
+from benchmarks_wiki.sandbox import Catalogue
+from tests.faults import Portal
 
 
 def first_task(client, slug="gsm8k"):

@@ -13,8 +13,8 @@ shows instead of being shared. Nothing else in the package imports it.
 
 The modules, by job: ``data`` (the sample questions and benchmark descriptions),
 ``catalogue`` (:class:`Catalogue`, its builders, ids, times and Markdown), ``routes`` (the
-answer to each route, publish included), ``faults`` (the fault switches), ``replies``
-(answers before they are written, and gzip), ``bot`` (replies as other agents would),
+answer to each route, publish included), ``replies`` (answers before they are written, and
+gzip), ``bot`` (replies as other agents would),
 ``certificates`` (:class:`Authority`, the throwaway CA), ``server`` (:class:`Portal` and
 the threaded HTTPS server), ``serving`` (:func:`serve`, for a command line to call) and
 ``__main__`` (a small command line of its own).

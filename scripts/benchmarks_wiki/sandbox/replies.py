@@ -34,28 +34,20 @@ _QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
 
 
 class Reply:
-    """An answer to write: status, headers and body, and how the writing goes wrong."""
+    """An answer to write: status, headers and body.
 
-    __slots__ = ("status", "headers", "body", "drop", "stall", "truncate", "flood")
+    ``body`` is bytes, or an iterable of bytes written piece by piece as it is made, after
+    which the connection ends. ``length``, when given, is the Content-Length declared in
+    place of the body's own; a body shorter than it also ends the connection.
+    """
 
-    def __init__(self, status, body=b"", headers=None):
+    __slots__ = ("status", "headers", "body", "length")
+
+    def __init__(self, status, body=b"", headers=None, length=None):
         self.status = status
         self.body = body
         self.headers = list(headers or ())
-        # Close the connection without answering.
-        self.drop = False
-        # Seconds to hold the answer back.
-        self.stall = 0.0
-        # Declare the whole body but send half of it.
-        self.truncate = False
-        # Bytes of filler to stream instead (-1: without end), or None.
-        self.flood = None
-
-    @classmethod
-    def dropped(cls):
-        reply = cls(0)
-        reply.drop = True
-        return reply
+        self.length = length
 
 
 class Refusal(Exception):

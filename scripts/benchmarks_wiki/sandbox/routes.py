@@ -2,7 +2,7 @@
 
 :class:`Routes` is mixed into :class:`~benchmarks_wiki.sandbox.server.Portal`; it uses the
 portal's ``catalogue``, ``legacy``, ``origin``, ``published``, ``_bot``, ``_lock``,
-``_note_error()``, ``_now()`` and ``_take()``, and keeps the nonces, the published posts'
+``_note_error()`` and ``_now()``, and keeps the nonces, the published posts'
 order and the cursor key itself.
 """
 
@@ -434,11 +434,6 @@ class Routes:
             reply = json_reply(200, {"created": False, "post": original})
         else:
             reply = self._record(post, address, fields, now)
-        if self._take("drop_after"):
-            reply.drop = True
-        failed = self._take("fail_after")
-        if failed:
-            reply = error_reply(failed, "upstream", "the gateway lost the portal's answer")
         return reply
 
     def _destination(self, post):

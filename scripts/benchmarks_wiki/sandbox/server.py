@@ -17,8 +17,7 @@ from urllib.parse import parse_qsl
 from .bot import ReplyBot
 from .catalogue import UTC, Catalogue, whole_second_utc
 from .certificates import Authority
-from .faults import FaultSwitches
-from .replies import DEFAULT_CODES, Reply, accepts_gzip, error_reply, gzip_reply, phrase
+from .replies import DEFAULT_CODES, accepts_gzip, error_reply, gzip_reply, phrase
 from .routes import MAX_POSTS, Routes
 
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
@@ -79,19 +78,13 @@ def _parse_query(query):
 # ---------------------------------------------------------------------------- the portal
 
 
-class Portal(FaultSwitches, Routes):
+class Portal(Routes):
     """The sandbox portal: an HTTPS server on 127.0.0.1 (or another host it is started on)
     serving a :class:`Catalogue`.
 
-    Counters (``connections``, ``requests``, ``published``, ``errors``) and fault switches
-    are safe to use from test threads while requests are in flight. Each switch queues
-    ``times`` entries, used up one per request. When several are armed, a request meets
-    ``drop_before_answer`` first (and nothing else), then takes at most one of
-    ``redirect_next``, ``fail_next``, ``raw_next`` in that order; ``stall_next`` combines
-    with any answer, and ``drop_after_record`` applies only to successful publishes.
-    Requests met by a redirect, failure or raw answer are not acted on. ``flood_next``,
-    or failing that ``gzip_bomb_next``, answers in place of all of these (which are used
-    up all the same), without acting on the request.
+    Its counters (``connections``, ``requests``, ``published``, ``errors``) are safe to read
+    from test threads while requests are in flight. Every request goes through
+    :meth:`respond`, the one place a subclass changes to make the portal misbehave.
 
     A request whose ``Accept-Encoding`` accepts gzip gets a 200 JSON, HTML or Markdown
     answer compressed, with ``Content-Encoding: gzip`` and ``Vary: Accept-Encoding``.
@@ -129,10 +122,11 @@ class Portal(FaultSwitches, Routes):
         self.port = None
         self.plain_port = None
         self._lock = threading.RLock()
-        self._init_faults()
         self._init_routes(max_posts)
         self._bot = ReplyBot(self, reply_after, limit=max_posts) if replies else None
-        self._stopping = threading.Event()
+        # Set while the portal stops: whatever waits in a request waits on it, so that
+        # stop() is not held up.
+        self.stopping = threading.Event()
         self._servers = []
         self._threads = []
 
@@ -186,7 +180,7 @@ class Portal(FaultSwitches, Routes):
         to HTTPS."""
         if self._servers:
             raise RuntimeError("the portal is already started")
-        self._stopping.clear()
+        self.stopping.clear()
         # Listening comes first, so that a port in use fails before any key is made.
         servers = [_Server(self, (host, port), None, "https")]
         try:
@@ -234,7 +228,7 @@ class Portal(FaultSwitches, Routes):
             self._own_certificates = None
 
     def stop(self):
-        self._stopping.set()
+        self.stopping.set()
         if self._bot is not None:
             self._bot.stop()
         for srv in self._servers:
@@ -297,34 +291,31 @@ class Portal(FaultSwitches, Routes):
 
     # -- request handling
 
-    def _handle(self, method, target, headers, peer, scheme):
-        """Decide the answer to one request; returns (record, reply)."""
+    def _keep_request(self, method, target, headers, peer, scheme):
+        """Keep a new request in ``requests``, before it is answered."""
         raw_path, _, query = target.partition("?")
-        pairs, bad_query = _parse_query(query)
-        address = self.client_address or peer
-        record = RequestRecord(method, raw_path, dict(pairs), dict(headers), address, scheme,
-                               target)
+        pairs, _ = _parse_query(query)
+        record = RequestRecord(method, raw_path, dict(pairs), headers,
+                               self.client_address or peer, scheme, target)
         with self._lock:
             self._requests.append(record)
-            met = self._take_faults()
-        if met.drop_before:
-            return record, Reply.dropped()
-        reply = self._takeover_reply(met)
-        if reply is not None:
-            return record, reply
-        stall, before = met.stall or (0.0, False)
-        if stall and before:
-            self._stopping.wait(stall)
-        reply = self._fault_reply(met, target)
-        if reply is None:
-            reply = self._answer(method, raw_path, target, pairs, bad_query, headers, address,
-                                 scheme)
-            if accepts_gzip(headers):
-                reply = gzip_reply(reply)
-        if not before:
-            reply.stall = stall
-        reply.truncate = bool(met.truncate)
-        return record, reply
+        return record
+
+    def respond(self, request):
+        """The answer to ``request`` (a :class:`RequestRecord`, already in ``requests``): a
+        :class:`~.replies.Reply`, or None to close the connection without answering.
+
+        This is the seam for misbehaviour: a subclass may answer in the portal's place,
+        wait first (on :attr:`stopping`), drop the connection, or take
+        ``super().respond(request)`` and change how it is sent. The answer is read from the
+        request's ``method``, ``target``, ``headers``, ``client_address`` and ``scheme``.
+        """
+        raw_path, _, query = request.target.partition("?")
+        pairs, bad_query = _parse_query(query)
+        headers = list(request.headers.items())
+        reply = self._answer(request.method, raw_path, request.target, pairs, bad_query, headers,
+                             request.client_address, request.scheme)
+        return gzip_reply(reply) if accepts_gzip(headers) else reply
 
 
 # ---------------------------------------------------------------------------- HTTP server
@@ -458,40 +449,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _dispatch(self, head=False):
         self._drain_body()
         portal = self.server.portal
-        headers = list(self.headers.items())
-        record, reply = portal._handle(self.command, self.path, headers,
-                                       self.client_address[0], self.server.scheme)
-        sent = 0 if (head or reply.status == 304) else len(reply.body)
-        record.status = None if reply.drop else reply.status
-        record.response_bytes = 0 if reply.drop else sent
-        if reply.stall:
-            portal._stopping.wait(reply.stall)
-        if reply.drop:
+        record = portal._keep_request(self.command, self.path, self.headers, self.client_address[0],
+                                      self.server.scheme)
+        reply = portal.respond(record)
+        if reply is None:
             self.close_connection = True
             return
-        if reply.flood is not None:
-            self._flood(reply.flood)
-            return
-        if reply.truncate:
-            self.close_connection = True
-            whole = reply.body
-            reply.body = whole[: len(whole) // 2]
-            self._write(reply, head, declared=len(whole))
-            return
-        self._write(reply, head)
-
-    def _flood(self, size):
-        self.close_connection = True
-        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")
-        chunk = b"[" + b"0," * 32767
-        sent = 0
-        try:
-            while (size < 0 or sent < size) and not self.server.portal._stopping.is_set():
-                piece = chunk if size < 0 else chunk[: size - sent]
-                self.wfile.write(piece)
-                sent += len(piece)
-        except OSError:
-            pass  # the client stopped reading, as it should
+        record.status = reply.status
+        self._write(reply, head, record)
 
     def _drain_body(self):
         if self.headers.get("Transfer-Encoding"):
@@ -507,19 +472,33 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         elif length > 0:
             self.rfile.read(length)
 
-    def _write(self, reply, head=False, declared=None):
+    def _write(self, reply, head=False, record=None):
+        body, length = reply.body, reply.length
+        whole = isinstance(body, bytes)
+        if length is None and whole:
+            length = len(body)
+        if not whole or length != len(body):
+            self.close_connection = True
         lines = ["HTTP/1.1 %d %s" % (reply.status, phrase(reply.status)),
                  "Server: " + self.server_version,
                  "Date: " + self.date_time_string()]
         lines += ["%s: %s" % pair for pair in reply.headers]
-        if not (reply.status < 200 or reply.status in (204, 304)):
-            lines.append("Content-Length: %d" % (len(reply.body) if declared is None else declared))
+        if length is not None and not (reply.status < 200 or reply.status in (204, 304)):
+            lines.append("Content-Length: %d" % length)
         if self.close_connection:
             lines.append("Connection: close")
         data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-        if not head and reply.status != 304:
-            data += reply.body
+        if head or reply.status == 304:
+            body = b""
+        if whole:
+            if record is not None:
+                record.response_bytes = len(body)
+            self.wfile.write(data + body)
+            return
         self.wfile.write(data)
+        for piece in body:
+            self.wfile.write(piece)
+            record.response_bytes += len(piece)
 
     def send_error(self, code, message=None, explain=None):
         # Protocol-level failures found by http.server itself (an over-long request line,

@@ -1,42 +1,46 @@
-"""Fault switches: queued misbehaviour that tests arm on a running portal.
+"""Fault switches: misbehaviour a test arms on a running sandbox portal.
 
-:class:`FaultSwitches` is mixed into :class:`~benchmarks_wiki.sandbox.server.Portal`; it uses the
-portal's ``_lock`` and ``origin``. Each switch queues ``times`` entries, used up one per
-request (``drop_after_record`` only by successful publishes).
+:class:`Portal` is the sandbox's portal with a queue per switch, met in its
+:meth:`~benchmarks_wiki.sandbox.Portal.respond`. Each switch queues ``times`` entries, used
+up one per request (``drop_after_record`` and ``fail_after_record`` only by successful
+publishes).
+
+When several are armed, a request meets ``drop_before_answer`` first (and nothing else),
+then ``flood_next`` or failing that ``gzip_bomb_next``, which answer in place of all the
+others (used up all the same) without acting on the request; otherwise it takes at most one
+of ``redirect_next``, ``fail_next``, ``raw_next`` in that order, and is then not acted on
+either. ``stall_next`` and ``truncate_next`` combine with any answer.
 """
 
 import collections
+import threading
 import zlib
 
-from .replies import DEFAULT_CODES, Reply, error_reply, phrase
+from benchmarks_wiki import sandbox
+from benchmarks_wiki.sandbox.replies import DEFAULT_CODES, Reply, error_reply, phrase
 
+PUBLISH = "/api/v1/publish"
 # The queues, in the order a request meets them.
-FAULT_NAMES = ("drop_before", "stall", "redirect", "fail", "raw", "drop_after", "fail_after",
-               "truncate", "flood", "gzip_bomb")
+FAULT_NAMES = ("drop_before", "flood", "gzip_bomb", "stall", "redirect", "fail", "raw",
+               "drop_after", "fail_after", "truncate")
 # Bytes of filler compressed at a time when building a gzip bomb.
 _FILLER_PIECE = 1 << 20
 
 
-class Met:
-    """The switches one request took from the queues (None for each it did not)."""
+class Portal(sandbox.Portal):
+    """The sandbox portal with fault switches, safe to arm from test threads while
+    requests are in flight."""
 
-    __slots__ = ("drop_before", "stall", "redirect", "fail", "raw", "truncate", "flood",
-                 "gzip_bomb")
-
-    def __init__(self):
-        for name in self.__slots__:
-            setattr(self, name, None)
-
-
-class FaultSwitches:
-    """The fault switches of a portal, for it to mix in."""
-
-    def _init_faults(self):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
         self._faults = {name: collections.deque() for name in FAULT_NAMES}
+        self._faults_lock = threading.RLock()
+
+    # -- the switches
 
     def clear_faults(self):
         """Disarm every pending fault switch."""
-        with self._lock:
+        with self._faults_lock:
             for queue in self._faults.values():
                 queue.clear()
 
@@ -50,7 +54,7 @@ class FaultSwitches:
         """The next ``times`` successful publishes record (or replay) the post, then the
         connection is closed without an answer; with ``skip``, after that many are answered
         as usual. Other requests do not consume it."""
-        with self._lock:
+        with self._faults_lock:
             self._faults["drop_after"].extend([False] * skip)
         self._arm("drop_after", True, times)
 
@@ -103,61 +107,89 @@ class FaultSwitches:
     def _arm(self, name, entry, times):
         if times < 1:
             raise ValueError("times must be at least 1")
-        with self._lock:
+        with self._faults_lock:
             self._faults[name].extend([entry] * times)
 
     def _take(self, name):
-        queue = self._faults[name]
-        return queue.popleft() if queue else None
+        with self._faults_lock:
+            queue = self._faults[name]
+            return queue.popleft() if queue else None
 
-    def _take_faults(self):
-        """Take the switches a new request meets, under the lock: ``drop_before`` alone
-        when armed; otherwise a stall, at most one of redirect, failure and raw answer,
-        truncation, and at most one of flood and gzip bomb."""
-        met = Met()
-        met.drop_before = self._take("drop_before")
-        if met.drop_before:
-            return met
-        met.stall = self._take("stall")
-        met.redirect = self._take("redirect")
-        met.fail = None if met.redirect else self._take("fail")
-        met.raw = None if (met.redirect or met.fail) else self._take("raw")
-        met.truncate = self._take("truncate")
-        met.flood = self._take("flood")
-        met.gzip_bomb = None if met.flood is not None else self._take("gzip_bomb")
+    # -- meeting them
+
+    def respond(self, request):
+        met = self._meet()
+        if met is None:
+            return None
+        if met["flood"] is not None:
+            return Reply(200, self._filler(met["flood"]), [("Content-Type", "application/json")])
+        if met["gzip_bomb"] is not None:
+            return Reply(200, met["gzip_bomb"], [("Content-Type", "application/json"),
+                                                 ("Content-Encoding", "gzip")])
+        seconds, before = met["stall"] or (0.0, False)
+        if before:
+            self.stopping.wait(seconds)
+        reply = self._instead(met, request) or self._acted_on(request)
+        if not before:
+            self.stopping.wait(seconds)
+        if reply is not None and met["truncate"]:
+            body = reply.body
+            reply = Reply(reply.status, body[:len(body) // 2], reply.headers, length=len(body))
+        return reply
+
+    def _meet(self):
+        """The switches a new request meets, or None when it is dropped unread."""
+        take = self._take
+        with self._faults_lock:
+            if take("drop_before"):
+                return None
+            met = {"flood": take("flood")}
+            met["gzip_bomb"] = None if met["flood"] is not None else take("gzip_bomb")
+            met["stall"] = take("stall")
+            met["redirect"] = take("redirect")
+            met["fail"] = None if met["redirect"] else take("fail")
+            met["raw"] = None if met["redirect"] or met["fail"] else take("raw")
+            met["truncate"] = take("truncate")
         return met
 
-    def _takeover_reply(self, met):
-        """The flood or gzip bomb answer that replaces every other, or None."""
-        if met.flood is not None:
-            reply = Reply(200, b"", [("Content-Type", "application/json")])
-            reply.flood = met.flood
-            return reply
-        if met.gzip_bomb is not None:
-            return Reply(200, met.gzip_bomb, [("Content-Type", "application/json"),
-                                              ("Content-Encoding", "gzip")])
-        return None
-
-    def _fault_reply(self, met, target):
-        """The redirect, failure or raw answer a request met instead of its own, or None."""
-        if met.redirect:
-            location, status = met.redirect
-            location = location.replace("{path_qs}", target)
-            if "{origin}" in location:
-                location = location.replace("{origin}", self.origin)
-            return Reply(status, b"", [("Location", location)])
-        if met.fail:
-            status, retry_after, as_html, code = met.fail
+    def _instead(self, met, request):
+        """The redirect, failure or raw answer met instead of the request's own, or None."""
+        redirect, fail, raw = met["redirect"], met["fail"], met["raw"]
+        if redirect:
+            location, status = redirect
+            location = location.replace("{path_qs}", request.target)
+            return Reply(status, b"", [("Location", location.replace("{origin}", self.origin))])
+        if fail:
+            status, retry_after, as_html, code = fail
             extra = [("Retry-After", str(retry_after))] if retry_after is not None else []
             if as_html:
                 return Reply(status, proxy_page(status), [("Content-Type", "text/html")] + extra)
             return error_reply(status, code, "%d %s (fault injected by the sandbox)"
                                % (status, phrase(status)), extra)
-        if met.raw:
-            status, body, content_type, extra = met.raw
+        if raw:
+            status, body, content_type, extra = raw
             head = [("Content-Type", content_type)] if content_type else []
             return Reply(status, body, head + list(extra.items()))
         return None
+
+    def _acted_on(self, request):
+        """The portal's own answer, as the switches that follow one change it."""
+        reply = super().respond(request)
+        if request.path == PUBLISH and reply.status in (200, 201):
+            if self._take("drop_after"):
+                return None
+            failed = self._take("fail_after")
+            if failed:
+                return error_reply(failed, "upstream", "the gateway lost the portal's answer")
+        return reply
+
+    def _filler(self, size):
+        chunk = b"[" + b"0," * 32767
+        sent = 0
+        while (size < 0 or sent < size) and not self.stopping.is_set():
+            piece = chunk if size < 0 else chunk[:size - sent]
+            yield piece
+            sent += len(piece)
 
 
 def proxy_page(status):
