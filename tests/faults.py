@@ -3,26 +3,35 @@
 :class:`Portal` is the sandbox's portal with a queue per switch, met in its
 :meth:`~benchmarks_wiki.sandbox.Portal.respond`. Each switch queues ``times`` entries, used
 up one per request (``drop_after_record`` and ``fail_after_record`` only by successful
-publishes).
+publishes, ``endless_cursor_next`` only by listings).
 
 When several are armed, a request meets ``drop_before_answer`` first (and nothing else),
 then ``flood_next`` or failing that ``gzip_bomb_next``, which answer in place of all the
 others (used up all the same) without acting on the request; otherwise it takes at most one
 of ``redirect_next``, ``fail_next``, ``raw_next`` in that order, and is then not acted on
-either. ``stall_next`` and ``truncate_next`` combine with any answer.
+either. ``stall_next`` combines with any answer; ``truncate_next`` and ``drip_next`` change
+how an answer is sent, and combine (half the body, dripped).
 """
 
 import collections
+import copy
+import gzip
+import itertools
+import json
+import re
 import threading
 import zlib
+from urllib.parse import parse_qsl, urlencode
 
 from benchmarks_wiki import sandbox
-from benchmarks_wiki.sandbox.replies import DEFAULT_CODES, Reply, error_reply, phrase
+from benchmarks_wiki.sandbox.replies import DEFAULT_CODES, JSON_TYPE, Reply, error_reply, phrase
 
 PUBLISH = "/api/v1/publish"
+# The routes that answer a page with a next_cursor.
+LISTINGS = re.compile(r"/api/v1/(benchmarks(/[^/]+/tasks)?|threads(/[^/]+)?|activity)\Z")
 # The queues, in the order a request meets them.
 FAULT_NAMES = ("drop_before", "flood", "gzip_bomb", "stall", "redirect", "fail", "raw",
-               "drop_after", "fail_after", "truncate")
+               "drop_after", "fail_after", "truncate", "drip", "endless")
 # Bytes of filler compressed at a time when building a gzip bomb.
 _FILLER_PIECE = 1 << 20
 
@@ -35,6 +44,7 @@ class Portal(sandbox.Portal):
         super().__init__(*args, **kwargs)
         self._faults = {name: collections.deque() for name in FAULT_NAMES}
         self._faults_lock = threading.RLock()
+        self._endless_pages = itertools.count(1)
 
     # -- the switches
 
@@ -90,6 +100,18 @@ class Portal(sandbox.Portal):
         the body, and close: an answer cut off halfway."""
         self._arm("truncate", True, times)
 
+    def drip_next(self, seconds_per_byte, times=1):
+        """Act on the next ``times`` requests and declare the full Content-Length, then send
+        the body one byte every ``seconds_per_byte`` seconds: an answer that keeps coming,
+        too slowly for the whole to arrive in time, though no single read waits long."""
+        self._arm("drip", float(seconds_per_byte), times)
+
+    def endless_cursor_next(self, times=1):
+        """Answer the next ``times`` listings (benchmarks, tasks, threads, a thread's posts,
+        activity) with their first page and a fresh ``next_cursor`` each time, as a portal
+        that never ends a listing would. Other requests do not consume it."""
+        self._arm("endless", True, times)
+
     def flood_next(self, size=None, times=1):
         """Answer the next ``times`` requests with 200 and ``size`` bytes of JSON-looking
         filler with no Content-Length, or, with ``size`` None, a stream that never ends."""
@@ -132,9 +154,14 @@ class Portal(sandbox.Portal):
         reply = self._instead(met, request) or self._acted_on(request)
         if not before:
             self.stopping.wait(seconds)
-        if reply is not None and met["truncate"]:
-            body = reply.body
+        if reply is None:
+            return None
+        body = reply.body
+        if met["truncate"]:
             reply = Reply(reply.status, body[:len(body) // 2], reply.headers, length=len(body))
+        if met["drip"] is not None:
+            reply = Reply(reply.status, self._drip(reply.body, met["drip"]), reply.headers,
+                          length=len(body))
         return reply
 
     def _meet(self):
@@ -149,7 +176,7 @@ class Portal(sandbox.Portal):
             met["redirect"] = take("redirect")
             met["fail"] = None if met["redirect"] else take("fail")
             met["raw"] = None if met["redirect"] or met["fail"] else take("raw")
-            met["truncate"] = take("truncate")
+            met["truncate"], met["drip"] = take("truncate"), take("drip")
         return met
 
     def _instead(self, met, request):
@@ -174,6 +201,8 @@ class Portal(sandbox.Portal):
 
     def _acted_on(self, request):
         """The portal's own answer, as the switches that follow one change it."""
+        if LISTINGS.match(request.path) and self._take("endless"):
+            return self._endless_page(request)
         reply = super().respond(request)
         if request.path == PUBLISH and reply.status in (200, 201):
             if self._take("drop_after"):
@@ -182,6 +211,27 @@ class Portal(sandbox.Portal):
             if failed:
                 return error_reply(failed, "upstream", "the gateway lost the portal's answer")
         return reply
+
+    def _endless_page(self, request):
+        """The listing's first page, whatever cursor the request carries, with a cursor to
+        a next page that will never be the last."""
+        path, _, query = request.target.partition("?")
+        first = copy.copy(request)
+        first.target = path + "?" + urlencode([(name, value) for name, value in parse_qsl(query)
+                                               if name != "cursor"])
+        reply = super().respond(first)
+        if reply.status != 200:
+            return reply
+        encoded = any(name == "Content-Encoding" for name, _ in reply.headers)
+        page = json.loads(gzip.decompress(reply.body) if encoded else reply.body)
+        page["next_cursor"] = "endless-%d" % next(self._endless_pages)
+        return Reply(200, json.dumps(page).encode("utf-8"), [("Content-Type", JSON_TYPE)])
+
+    def _drip(self, body, seconds_per_byte):
+        for index in range(len(body)):
+            if index and self.stopping.wait(seconds_per_byte):
+                return
+            yield body[index:index + 1]
 
     def _filler(self, size):
         chunk = b"[" + b"0," * 32767

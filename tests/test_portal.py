@@ -587,6 +587,36 @@ def test_raw_next(portal, client):
     assert client.json("/api/v1/stats")[0] == 200
 
 
+def test_drip_next_keeps_every_read_short_and_the_answer_whole(portal, client):
+    path = "/api/v1/benchmarks/nope"
+    whole = client.get(path)[2]
+    portal.drip_next(0.003)
+    dripping = Client(portal, timeout=0.1)
+    started = time.monotonic()
+    status, response, body = dripping.get(path)
+    took = time.monotonic() - started
+    assert (status, body, int(response.getheader("Content-Length"))) == (404, whole, len(whole))
+    assert len(whole) * 0.003 * 0.8 < took and 0.1 < took
+    assert dripping.get(path)[2] == whole and portal.requests[-1].response_bytes == len(whole)
+    dripping.close()
+
+
+def test_endless_cursor_next_never_ends_a_listing_until_used_up(portal, client):
+    portal.endless_cursor_next(times=3)
+    assert client.get("/api/v1/stats")[0] == 200
+    first = client.json("/api/v1/benchmarks/gsm8k/tasks", {"limit": 5})[1]
+    cursors = [first["next_cursor"]]
+    for _ in range(2):
+        page = client.json("/api/v1/benchmarks/gsm8k/tasks", {"limit": 5, "cursor": cursors[-1]})[1]
+        assert page["items"] == first["items"]
+        cursors.append(page["next_cursor"])
+    assert len(set(cursors)) == 3
+    status, doc = client.json("/api/v1/benchmarks/gsm8k/tasks", {"limit": 5, "cursor": cursors[-1]})
+    assert (status, error_code(doc)) == (400, "invalid_cursor")
+    status, doc = client.json("/api/v1/benchmarks/gsm8k/tasks", {"limit": 5})
+    assert status == 200 and doc["next_cursor"] not in cursors
+
+
 def test_gzip_bomb_next(portal, client):
     size = 16 << 20
     portal.gzip_bomb_next(size, times=2)
