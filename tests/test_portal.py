@@ -124,7 +124,7 @@ def test_requests_are_recorded(portal, client):
     assert (record.method, record.path, record.params) == ("GET", "/api/v1/benchmarks",
                                                           {"limit": "2"})
     assert record.headers["X-Probe"] == "yes"
-    assert record["status"] == 200 and record.response_bytes > 0
+    assert record.status == 200 and record.response_bytes > 0
     assert record.client_address == "127.0.0.1"
     portal.reset_counters()
     assert (portal.connections, portal.requests, portal.published) == (0, [], 0)
@@ -232,10 +232,10 @@ def test_read_errors(client, path, status, code):
 
 def test_paging_follows_next_cursor_to_the_end(portal, client):
     tasks, pages = client.follow("/api/v1/benchmarks/gsm8k/tasks", {"limit": 7})
-    assert pages == 9
+    assert pages == 12
     assert [t["task_id"] for t in tasks] == [t["task_id"] for t in portal.catalogue.tasks["gsm8k"]]
     validation, _ = client.follow("/api/v1/benchmarks/mmlu/tasks", {"split": "validation"})
-    assert len(validation) == 6 and {t["split"] for t in validation} == {"validation"}
+    assert len(validation) == 4 and {t["split"] for t in validation} == {"validation"}
     slugs, _ = client.follow("/api/v1/benchmarks", {"limit": 4})
     assert [b["slug"] for b in slugs] == sorted(portal.catalogue.benchmarks)
 

@@ -1,4 +1,4 @@
-"""Answers as the portal builds them before they are written, and their content coding."""
+"""Answers as the portal makes them before they are written, and their content coding."""
 
 import gzip
 import http
@@ -7,15 +7,12 @@ import re
 
 JSON_TYPE = "application/json; charset=utf-8"
 
+# The error code of each status the portal may answer with: for its own refusals, those
+# http.server makes by itself, and what a gateway in front of it would say.
 DEFAULT_CODES = {
     400: "invalid",
-    401: "unauthorized",
-    403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
-    408: "request_timeout",
-    409: "conflict",
-    413: "too_large",
     414: "uri_too_long",
     429: "rate_limited",
     431: "headers_too_large",
@@ -28,7 +25,7 @@ DEFAULT_CODES = {
 }
 
 # Media types whose 200 answers are compressed for a client that accepts gzip.
-COMPRESSIBLE_TYPES = frozenset(("application/json", "text/html", "text/markdown"))
+COMPRESSIBLE_TYPES = ("application/json", "text/html", "text/markdown")
 # An RFC 9110 qvalue: 0 to 1 with at most three decimals.
 _QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
 
@@ -74,57 +71,32 @@ def phrase(status):
         return ""
 
 
-def headers_get(headers, name, default=None):
-    """Last value of a header in a list of (name, value) pairs, case-insensitively."""
-    found = default
-    lname = name.lower()
-    for key, value in headers:
-        if key.lower() == lname:
-            found = value
-    return found
-
-
-# ---------------------------------------------------------------------------- gzip
-
-
 def accepts_gzip(headers):
-    """Whether the request's ``Accept-Encoding`` lists ``gzip`` with a non-zero quality.
-
-    Every ``Accept-Encoding`` header counts, as one comma-separated list; the first
-    ``gzip`` entry decides, and a malformed quality refuses it.
-    """
+    """Whether the request's ``Accept-Encoding`` (every one of them, as one list) lists
+    ``gzip`` first with a quality above zero; a malformed quality refuses it."""
     listed = ",".join(value for name, value in headers if name.lower() == "accept-encoding")
     for entry in listed.split(","):
         coding, _, parameters = entry.partition(";")
         if coding.strip().lower() == "gzip":
-            return _quality(parameters) > 0
+            for parameter in parameters.split(";"):
+                name, _, value = parameter.partition("=")
+                if name.strip().lower() == "q":
+                    return _QVALUE_RE.match(value.strip()) is not None and float(value) > 0
+            return True
     return False
-
-
-def _quality(parameters):
-    for parameter in parameters.split(";"):
-        name, _, value = parameter.partition("=")
-        if name.strip().lower() == "q":
-            value = value.strip()
-            return float(value) if _QVALUE_RE.match(value) else 0.0
-    return 1.0
 
 
 def gzip_reply(reply):
     """Compress a 200 answer's JSON, HTML or Markdown body in place, as a web server does
     for a client that accepts gzip; any other answer is left alone."""
-    content_type = headers_get(reply.headers, "Content-Type") or ""
-    if (reply.status != 200 or not reply.body
-            or content_type.split(";")[0].strip().lower() not in COMPRESSIBLE_TYPES
-            or headers_get(reply.headers, "Content-Encoding") is not None):
+    headers = {name.lower(): value for name, value in reply.headers}
+    media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    if (reply.status != 200 or not reply.body or media_type not in COMPRESSIBLE_TYPES
+            or "content-encoding" in headers):
         return reply
     reply.body = gzip.compress(reply.body, mtime=0)
     # The compressed bytes differ from the plain ones, so a strong validator turns weak.
-    reply.headers = [(name, _weak(value) if name.lower() == "etag" else value)
+    reply.headers = [(name, "W/" + value if name.lower() == "etag" and not value.startswith("W/") else value)
                      for name, value in reply.headers]
     reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
     return reply
-
-
-def _weak(etag):
-    return etag if etag.startswith("W/") else "W/" + etag

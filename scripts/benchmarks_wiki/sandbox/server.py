@@ -1,5 +1,5 @@
 """The running portal: :class:`Portal` (lifecycle, counters, connections) and the threaded
-HTTPS server and request handler underneath it."""
+HTTPS server underneath it."""
 
 import collections
 import datetime as _dt
@@ -15,7 +15,7 @@ import traceback
 from urllib.parse import parse_qsl
 
 from .bot import ReplyBot
-from .catalogue import UTC, Catalogue, whole_second_utc
+from .catalogue import UTC, Catalogue
 from .certificates import Authority
 from .replies import DEFAULT_CODES, accepts_gzip, error_reply, gzip_reply, phrase
 from .routes import MAX_POSTS, Routes
@@ -23,48 +23,26 @@ from .routes import MAX_POSTS, Routes
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
 MAX_ERRORS = 100
-
 # How long reset_idle_connections() waits for the connections it reset to be closed.
 _RESET_WAIT = 5.0
 
 
 class RequestRecord:
-    """One request as the portal saw it; attributes also readable as ``record["path"]``."""
+    """One request as the portal saw it. ``headers`` is the request's
+    :class:`http.client.HTTPMessage`; ``status`` stays None while unanswered, and for good
+    when the connection was closed without an answer."""
 
-    __slots__ = ("method", "path", "params", "headers", "status", "response_bytes",
-                 "client_address", "scheme", "target")
+    __slots__ = ("method", "path", "params", "headers", "client_address", "scheme", "target",
+                 "status", "response_bytes")
 
     def __init__(self, method, path, params, headers, client_address, scheme, target):
-        self.method = method
-        self.path = path
-        self.params = params
-        self.headers = headers
-        self.client_address = client_address
-        self.scheme = scheme
-        self.target = target
-        # None until answered; stays None when the connection was dropped unanswered.
+        self.method, self.path, self.params, self.headers = method, path, params, headers
+        self.client_address, self.scheme, self.target = client_address, scheme, target
         self.status = None
         self.response_bytes = 0
 
-    def __getitem__(self, name):
-        try:
-            return getattr(self, name)
-        except AttributeError:
-            raise KeyError(name) from None
-
-    def get(self, name, default=None):
-        return getattr(self, name, default)
-
-    def as_dict(self):
-        return {name: getattr(self, name) for name in self.__slots__}
-
     def __repr__(self):
         return "<RequestRecord %s %s -> %s>" % (self.method, self.target, self.status)
-
-
-def _url_host(host):
-    """``host`` as it stands in a URL: an IPv6 address goes in brackets."""
-    return "[%s]" % host if ":" in host else host
 
 
 def _parse_query(query):
@@ -75,9 +53,6 @@ def _parse_query(query):
         return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="replace"), True
 
 
-# ---------------------------------------------------------------------------- the portal
-
-
 class Portal(Routes):
     """The sandbox portal: an HTTPS server on 127.0.0.1 (or another host it is started on)
     serving a :class:`Catalogue`.
@@ -86,15 +61,11 @@ class Portal(Routes):
     from test threads while requests are in flight. Every request goes through
     :meth:`respond`, the one place a subclass changes to make the portal misbehave.
 
-    A request whose ``Accept-Encoding`` accepts gzip gets a 200 JSON, HTML or Markdown
-    answer compressed, with ``Content-Encoding: gzip`` and ``Vary: Accept-Encoding``.
-
-    ``certificates`` names the server certificates the portal may start with: a mapping
-    from a name (``"server"``) to a ``(certfile, keyfile)`` pair, with a ``ca_file``, such
-    as a :class:`~.certificates.Authority`. Without it the portal uses
+    ``certificates`` is what the portal may start with: a mapping from a name
+    (``"server"``) to a ``(certfile, keyfile)`` pair, with a ``ca_file``, such as an
+    :class:`~.certificates.Authority`. Without it the portal uses
     :attr:`default_certificates`, and without those (or with ``certificates="own"``) it
-    makes a throwaway CA of its own, with a server certificate for 127.0.0.1, localhost
-    and the host it listens on, once it listens; it deletes them when it stops.
+    makes a throwaway CA of its own once it listens, and deletes it when it stops.
 
     With ``replies``, ``reply_after`` seconds after each post a client publishes, the
     portal posts a reply to it as ``checker-bot`` would (see :mod:`.bot`); such replies
@@ -114,40 +85,32 @@ class Portal(Routes):
         # When set, every request counts as coming from this address (replay matching).
         self.client_address = None
         self.connections = 0
-        self._requests = collections.deque(maxlen=max_requests)
         self.published = 0
+        self._requests = collections.deque(maxlen=max_requests)
         # Tracebacks of unexpected exceptions in request handling; tests may assert empty.
         self.errors = []
-        self.host = "127.0.0.1"
-        self.port = None
-        self.plain_port = None
+        self.host, self.port, self.plain_port = "127.0.0.1", None, None
         self._lock = threading.RLock()
         self._init_routes(max_posts)
         self._bot = ReplyBot(self, reply_after, limit=max_posts) if replies else None
         # Set while the portal stops: whatever waits in a request waits on it, so that
         # stop() is not held up.
         self.stopping = threading.Event()
-        self._servers = []
-        self._threads = []
-
-    # -- clock
+        self._servers, self._threads = [], []
 
     def now(self):
-        """The portal's clock; replace with ``portal.now = callable`` in tests."""
+        """The portal's clock, an aware datetime; replace with ``portal.now = callable``."""
         return _dt.datetime.now(UTC)
 
     def _now(self):
-        return whole_second_utc(self.now())
+        return self.now().astimezone(UTC).replace(microsecond=0)
 
     # -- lifecycle
 
     def _chosen_certificates(self):
         if self.certificates == "own":
             return self._own_certificates
-        for found in (self.certificates, Portal.default_certificates, self._own_certificates):
-            if found is not None:
-                return found
-        return None
+        return self.certificates or Portal.default_certificates or self._own_certificates
 
     @property
     def ca_file(self):
@@ -182,29 +145,27 @@ class Portal(Routes):
             raise RuntimeError("the portal is already started")
         self.stopping.clear()
         # Listening comes first, so that a port in use fails before any key is made.
-        servers = [_Server(self, (host, port), None, "https")]
+        servers = [_Server(self, (host, port), "https")]
         try:
             if plain_http:
-                servers.append(_Server(self, (host, 0), None, "http"))
+                servers.append(_Server(self, (host, 0), "http"))
             servers[0].context = self._tls_context(cert, host)
         except BaseException:
-            for srv in servers:
-                srv.server_close()
+            for server in servers:
+                server.server_close()
             self._forget_own_certificates()
             raise
-        self._servers = servers
-        self.host = host
-        self.port = servers[0].server_address[1]
+        self._servers, self.host, self.port = servers, host, servers[0].server_address[1]
         if plain_http:
             self.plain_port = servers[1].server_address[1]
         with self._lock:
             self.catalogue.set_origin(self.origin)
         if self._bot is not None:
             self._bot.start()
-        for srv in self._servers:
+        for server in servers:
             # stop() waits for the serve loop to notice; a short poll keeps teardown quick.
-            thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.01},
-                                      name="portal-%s-%d" % (srv.scheme, srv.server_address[1]),
+            thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01},
+                                      name="portal-%s-%d" % (server.scheme, server.server_address[1]),
                                       daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -214,8 +175,7 @@ class Portal(Routes):
         if isinstance(cert, str):
             if self._chosen_certificates() is None:
                 self._own_certificates = Authority()
-                hosts = dict.fromkeys(("127.0.0.1", "localhost", host))
-                self._own_certificates.issue("server", list(hosts))
+                self._own_certificates.issue("server", list(dict.fromkeys(("127.0.0.1", "localhost", host))))
             cert = self._chosen_certificates()[cert]
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
@@ -231,10 +191,10 @@ class Portal(Routes):
         self.stopping.set()
         if self._bot is not None:
             self._bot.stop()
-        for srv in self._servers:
-            srv.shutdown()
-            srv.close_connections(idle_only=False)
-            srv.server_close()
+        for server in self._servers:
+            server.shutdown()
+            server.close_connections(idle_only=False)
+            server.server_close()
         for thread in self._threads:
             thread.join(timeout=5)
         self._servers, self._threads = [], []
@@ -242,9 +202,7 @@ class Portal(Routes):
         self._forget_own_certificates()
 
     def __enter__(self):
-        if not self._servers:
-            self.start()
-        return self
+        return self if self._servers else self.start()
 
     def __exit__(self, *exc):
         self.stop()
@@ -259,9 +217,8 @@ class Portal(Routes):
 
     def reset_counters(self):
         with self._lock:
-            self.connections = 0
+            self.connections = self.published = 0
             self._requests.clear()
-            self.published = 0
             del self.errors[:]
 
     def _note_error(self, text):
@@ -272,30 +229,25 @@ class Portal(Routes):
     def close_idle_connections(self):
         """Close keep-alive connections waiting for their next request, as a server's
         idle timeout would; returns how many were closed."""
-        return sum(len(srv.close_connections(idle_only=True)) for srv in list(self._servers))
+        return sum(len(server.close_connections(idle_only=True)) for server in list(self._servers))
 
     def reset_idle_connections(self):
         """Abort keep-alive connections waiting for their next request with a TCP RST
         instead of a close, as a load balancer or NAT dropping its state would; returns
         how many were reset, once they are (or after a few seconds at most)."""
-        reset = [conn for srv in list(self._servers)
-                 for conn in srv.close_connections(idle_only=True, reset=True)]
+        reset = [conn for server in list(self._servers)
+                 for conn in server.close_connections(idle_only=True, reset=True)]
         deadline = time.monotonic() + _RESET_WAIT
         for conn in reset:
             conn.closed.wait(max(0.0, deadline - time.monotonic()))
         return len(reset)
 
-    def _count_connection(self):
-        with self._lock:
-            self.connections += 1
-
-    # -- request handling
+    # -- requests
 
     def _keep_request(self, method, target, headers, peer, scheme):
-        """Keep a new request in ``requests``, before it is answered."""
-        raw_path, _, query = target.partition("?")
-        pairs, _ = _parse_query(query)
-        record = RequestRecord(method, raw_path, dict(pairs), headers,
+        """A new request, kept in ``requests`` before it is answered."""
+        path, _, query = target.partition("?")
+        record = RequestRecord(method, path, dict(_parse_query(query)[0]), headers,
                                self.client_address or peer, scheme, target)
         with self._lock:
             self._requests.append(record)
@@ -310,15 +262,17 @@ class Portal(Routes):
         ``super().respond(request)`` and change how it is sent. The answer is read from the
         request's ``method``, ``target``, ``headers``, ``client_address`` and ``scheme``.
         """
-        raw_path, _, query = request.target.partition("?")
+        path, _, query = request.target.partition("?")
         pairs, bad_query = _parse_query(query)
         headers = list(request.headers.items())
-        reply = self._answer(request.method, raw_path, request.target, pairs, bad_query, headers,
+        reply = self._answer(request.method, path, request.target, pairs, bad_query, headers,
                              request.client_address, request.scheme)
         return gzip_reply(reply) if accepts_gzip(headers) else reply
 
 
-# ---------------------------------------------------------------------------- HTTP server
+def _url_host(host):
+    """``host`` as it stands in a URL: an IPv6 address goes in brackets."""
+    return "[%s]" % host if ":" in host else host
 
 
 class _Connection:
@@ -327,9 +281,7 @@ class _Connection:
     __slots__ = ("sock", "idle", "reset", "closed")
 
     def __init__(self, sock):
-        self.sock = sock
-        self.idle = True
-        self.reset = False
+        self.sock, self.idle, self.reset = sock, True, False
         self.closed = threading.Event()
 
 
@@ -340,12 +292,9 @@ class _Server(http.server.ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 64
 
-    def __init__(self, portal, address, context, scheme):
-        self.portal = portal
-        self.context = context
-        self.scheme = scheme
-        self.live = {}
-        self.live_lock = threading.Lock()
+    def __init__(self, portal, address, scheme):
+        self.portal, self.scheme, self.context = portal, scheme, None
+        self.live, self.live_lock = {}, threading.Lock()
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         super().__init__(address, _Handler)
 
@@ -356,14 +305,14 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def get_request(self):
         sock, addr = self.socket.accept()
-        self.portal._count_connection()
+        with self.portal._lock:
+            self.portal.connections += 1
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.context is not None:
             try:
                 # The handshake runs in the connection's own thread, so a slow or failing
                 # client cannot hold up accept().
-                sock = self.context.wrap_socket(sock, server_side=True,
-                                                do_handshake_on_connect=False)
+                sock = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
             except OSError:
                 sock.close()
                 raise
@@ -420,12 +369,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def handle(self):
         self._conn = self.server.live.get(self.request) or _Connection(self.request)
-        if isinstance(self.request, ssl.SSLSocket):
-            try:
-                self.request.do_handshake()
-            except OSError:
-                return
         try:
+            if isinstance(self.request, ssl.SSLSocket):
+                self.request.do_handshake()
             super().handle()
         except OSError:
             self.close_connection = True
@@ -438,16 +384,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._conn.idle = False
         return super().parse_request()
 
-    def do_GET(self):
-        self._dispatch()
-
-    def do_HEAD(self):
-        self._dispatch(head=True)
-
-    do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
-
-    def _dispatch(self, head=False):
-        self._drain_body()
+    def do_GET(self, head=False):
+        # A body is read and let go, so that the answer is not lost to a reset.
+        length = self.headers.get("Content-Length", "0")
+        if self.headers.get("Transfer-Encoding") or not length.isdigit() or int(length) > 1 << 20:
+            self.close_connection = True
+        else:
+            self.rfile.read(int(length))
         portal = self.server.portal
         record = portal._keep_request(self.command, self.path, self.headers, self.client_address[0],
                                       self.server.scheme)
@@ -458,19 +401,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         record.status = reply.status
         self._write(reply, head, record)
 
-    def _drain_body(self):
-        if self.headers.get("Transfer-Encoding"):
-            self.close_connection = True
-            return
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = 0
-            self.close_connection = True
-        if length > 1 << 20:
-            self.close_connection = True
-        elif length > 0:
-            self.rfile.read(length)
+    def do_HEAD(self):
+        self.do_GET(head=True)
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
 
     def _write(self, reply, head=False, record=None):
         body, length = reply.body, reply.length
@@ -480,8 +414,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if not whole or length != len(body):
             self.close_connection = True
         lines = ["HTTP/1.1 %d %s" % (reply.status, phrase(reply.status)),
-                 "Server: " + self.server_version,
-                 "Date: " + self.date_time_string()]
+                 "Server: " + self.server_version, "Date: " + self.date_time_string()]
         lines += ["%s: %s" % pair for pair in reply.headers]
         if length is not None and not (reply.status < 200 or reply.status in (204, 304)):
             lines.append("Content-Length: %d" % length)
@@ -501,11 +434,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             record.response_bytes += len(piece)
 
     def send_error(self, code, message=None, explain=None):
-        # Protocol-level failures found by http.server itself (an over-long request line,
-        # a malformed header); the stream may be out of step, so the connection ends.
+        # Failures that http.server finds itself (an over-long request line, a malformed
+        # header); the stream may be out of step, so the connection ends.
         self.close_connection = True
-        text = message or phrase(code) or "error"
         try:
-            self._write(error_reply(code, DEFAULT_CODES.get(code, "error"), text))
+            self._write(error_reply(code, DEFAULT_CODES.get(code, "error"), message or phrase(code) or "error"))
         except OSError:
             pass
