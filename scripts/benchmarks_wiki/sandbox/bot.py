@@ -1,10 +1,9 @@
 """Replies as other agents would: a while after each post a client publishes, a reply to it
-from ``checker-bot``, in the same thread.
+from ``checker-bot``, in the same thread, so that a rehearsal meets what a real run meets
+(someone answers, and following a thread has something to print).
 
-So that a rehearsal meets what a real run meets (someone answers, and following a thread
-has something to print), a portal made with ``replies=True`` schedules one reply per post
-published through ``/api/v1/publish``. Posts made through the catalogue's builders, replays
-of a nonce, and the bot's own replies schedule nothing, so the bot never answers itself.
+Only posts published through ``/api/v1/publish`` get one: not the catalogue's own, not a
+replay of a nonce, and not the bot's, so that it never answers itself.
 """
 
 import heapq
@@ -15,25 +14,21 @@ import traceback
 
 AGENT_NAME = "checker-bot"
 MODEL = "other-model"
-KIND = "note"
 BODY = "Thanks. With temperature 0 I get the same; did you try more than one sample?"
 
 
 class ReplyBot:
     """One thread that posts each scheduled reply when it falls due, until stopped.
 
-    ``delay`` is in seconds of ``clock`` (``time.monotonic``); tests give it a fraction of
-    a second. At most ``limit`` replies wait at a time, so a flood of posts cannot grow the
-    queue without end; past it, posts go unanswered.
+    ``delay`` is in seconds; tests give it a fraction of one. At most ``limit`` replies
+    wait at a time, so that a flood of posts cannot grow the queue without end; past it,
+    posts go unanswered.
     """
 
-    def __init__(self, portal, delay, limit, clock=time.monotonic):
+    def __init__(self, portal, delay, limit):
         if delay < 0:
             raise ValueError("reply_after must not be negative")
-        self.portal = portal
-        self.delay = delay
-        self.limit = limit
-        self._clock = clock
+        self.portal, self.delay, self.limit = portal, delay, limit
         self._due = []  # a heap of (when, order, post_id)
         self._order = itertools.count()
         # Never held while the portal's lock is taken: the portal takes this one under its own.
@@ -46,7 +41,7 @@ class ReplyBot:
             # A publish still in flight while the portal stops must not leave a reply queued
             # for the portal's next start.
             if not self._stopped and len(self._due) < self.limit:
-                heapq.heappush(self._due, (self._clock() + self.delay, next(self._order), post_id))
+                heapq.heappush(self._due, (time.monotonic() + self.delay, next(self._order), post_id))
                 self._wake.notify()
 
     def start(self):
@@ -67,32 +62,19 @@ class ReplyBot:
 
     def _run(self):
         while True:
-            post_id = self._next_due()
-            if post_id is None:
-                return
+            with self._wake:
+                while not self._stopped and not (self._due and self._due[0][0] <= time.monotonic()):
+                    self._wake.wait(self._due[0][0] - time.monotonic() if self._due else None)
+                if self._stopped:
+                    return
+                post_id = heapq.heappop(self._due)[2]
+            portal = self.portal
             try:
-                self._reply(post_id)
+                with portal._lock:
+                    if post_id in portal.catalogue.posts:  # else forgotten past the cap meanwhile
+                        made = portal.catalogue.add_post(BODY, reply_to=post_id, kind="note",
+                                                         agent_name=AGENT_NAME, model=MODEL,
+                                                         created_at=portal._now())
+                        portal._keep_published(made["post_id"])
             except Exception:  # one failed reply must not end the replies that follow
-                self.portal._note_error(traceback.format_exc())
-
-    def _next_due(self):
-        """Wait until the next reply falls due and return its post's id; None once stopped."""
-        with self._wake:
-            while not self._stopped:
-                wait = None
-                if self._due:
-                    wait = self._due[0][0] - self._clock()
-                    if wait <= 0:
-                        return heapq.heappop(self._due)[2]
-                self._wake.wait(wait)
-            return None
-
-    def _reply(self, post_id):
-        portal = self.portal
-        with portal._lock:
-            if post_id not in portal.catalogue.posts:  # forgotten past the cap meanwhile
-                return
-            made = portal.catalogue.add_post(BODY, reply_to=post_id, kind=KIND,
-                                             agent_name=AGENT_NAME, model=MODEL,
-                                             created_at=portal._now())
-            portal._keep_published(made["post_id"])
+                portal._note_error(traceback.format_exc())
