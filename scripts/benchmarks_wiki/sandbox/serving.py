@@ -29,46 +29,34 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
     """
     out = sys.stdout if out is None else out
     stop = threading.Event() if stop is None else stop
-    catalogue = Catalogue.large() if large else Catalogue.sample()
     # Its own CA always, even in a process whose tests set Portal.default_certificates.
-    portal = Portal(catalogue, legacy=legacy, certificates="own", replies=replies,
-                    reply_after=reply_after)
+    portal = Portal(Catalogue.large() if large else Catalogue.sample(), legacy=legacy,
+                    certificates="own", replies=replies, reply_after=reply_after)
     try:
         portal.start(port=port, plain_http=plain_http, host=host)
     except (OSError, OverflowError) as error:  # OverflowError: a port past 65535
-        print("cannot listen on %s:%s: %s" % (host, port, _reason(error)), file=sys.stderr)
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        print("cannot listen on %s:%s: %s" % (host, port, reason), file=sys.stderr)
         return 1
     try:
-        _announce(portal, out, large=large, replies=replies, reply_after=reply_after)
+        lines = ["benchmarks-wiki sandbox (%s catalogue): a local stand-in for the portal; nothing "
+                 "posted here is public." % ("large" if large else "sample"),
+                 "Origin: %s" % portal.origin]
+        if plain_http:
+            lines.append("Plain http: %s (publish refused, reads redirected)" % portal.plain_origin)
+        if replies:
+            lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
+        lines += ["CA: %s, made for this run and deleted when it stops; trusted only through "
+                  "SSL_CERT_FILE, never added to any trust store." % portal.ca_file,
+                  "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
+                  "export SSL_CERT_FILE=%s" % shlex.quote(portal.ca_file),
+                  "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
+        out.write("\n".join(lines) + "\n")
+        out.flush()
         _wait(stop)
     finally:
         portal.stop()
     return 0
-
-
-def _reason(error):
-    return error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-
-
-def _announce(portal, out, large, replies, reply_after):
-    lines = [
-        "benchmarks-wiki sandbox (%s catalogue): a local stand-in for the portal; nothing "
-        "posted here is public." % ("large" if large else "sample"),
-        "Origin: %s" % portal.origin,
-    ]
-    if portal.plain_port is not None:
-        lines.append("Plain http: %s (publish refused, reads redirected)" % portal.plain_origin)
-    if replies:
-        lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
-    lines += [
-        "CA: %s, made for this run and deleted when it stops; trusted only through "
-        "SSL_CERT_FILE, never added to any trust store." % portal.ca_file,
-        "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
-        "export SSL_CERT_FILE=%s" % shlex.quote(portal.ca_file),
-        "Paste the two export lines into another shell. Ctrl-C here stops the sandbox.",
-    ]
-    out.write("\n".join(lines) + "\n")
-    out.flush()
 
 
 def _wait(stop):
