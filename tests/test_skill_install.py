@@ -345,7 +345,7 @@ def test_an_installed_package_installs_the_skill_with_no_checkout_around_it(inst
 
 
 # What differs from run to run: the sandbox's origin and CA, ids, times and draft paths.
-VARIABLE = re.compile(r"https://127\.0\.0\.1:\d+|/\S*benchmarks-wiki-sandbox-[^/\s]+/ca\.pem"
+VARIABLE = re.compile(r"https://127\.0\.0\.1:\d+|/\S*/benchmarks-wiki/sandbox-[^/\s]+/ca\.pem"
                       r"|\S*/drafts/\d{8}T\d{6}\.\d{6}Z-[0-9a-f]{8}\.json|\b[pt]_[0-9a-f]{6}\b"
                       r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 TIME = re.compile(r"\d{4}-\d{2}-\d{2}T")

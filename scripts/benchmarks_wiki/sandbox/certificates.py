@@ -4,19 +4,18 @@ The portal must speak HTTPS that an unmodified client verifies, on machines that
 no ``openssl`` binary and no third-party package, so this module makes RSA-2048 keys
 (Miller-Rabin primes drawn with :mod:`secrets`) and DER-encodes X.509 v3 certificates
 signed with sha256WithRSAEncryption (PKCS#1 v1.5): one CA, and server certificates signed
-by it or by themselves.
+by it or by themselves. They pass OpenSSL's strict checks (``VERIFY_X509_STRICT``, the
+default from Python 3.13).
 
-The profiles pass OpenSSL's strict checks (``VERIFY_X509_STRICT``, on by default from
-Python 3.13): the CA has critical basicConstraints and keyUsage and a subject key
-identifier; each leaf has basicConstraints CA:FALSE, keyUsage, extendedKeyUsage serverAuth,
-a subjectAltName, and subject and authority key identifiers. Certificates are valid from a
-day ago, for :data:`VALID_DAYS` days.
+A client told to trust this CA must not be exposed by it to anything but the sandbox:
 
-Everything is written to one folder (a fresh one is private, 0700; each file is 0600), removed by
-:meth:`Authority.remove` or when the :class:`Authority` is collected. The CA's key never
-leaves memory, so once the process ends nobody can sign anything more with it. The CA is
-never added to any trust store: a client trusts it only when told to, through
-``SSL_CERT_FILE`` or ``cafile=``. None of this is meant for anything but a local sandbox.
+- Its critical nameConstraints permit 127.0.0.1, localhost and the hosts it is made for,
+  so that a certificate it signed for any other name is refused.
+- It lasts :data:`VALID_DAYS` days (from an hour ago, for clocks a little behind), and its
+  key never leaves memory: once the process ends, nobody can sign anything more with it.
+- Its files are in a folder of the user's own (0700, each file 0600), so that no other
+  user can put a CA of their own where a shell still names this one, even after it is
+  removed. It is never added to any trust store.
 """
 
 import base64
@@ -27,13 +26,17 @@ import math
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 import weakref
 
 KEY_BITS = 2048
 PUBLIC_EXPONENT = 65537
-VALID_DAYS = 90
+VALID_DAYS = 2
+BACKDATED = _dt.timedelta(hours=1)
 ORGANIZATION = "benchmarks-wiki sandbox"
+# The names every sandbox CA may vouch for, besides the hosts it is made for.
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
 
 # FIPS 186-4, table C.3: five rounds leave a random 1024-bit candidate's error below 2**-100.
 _ROUNDS = 5
@@ -65,7 +68,8 @@ _SHA256_WITH_RSA = "1.2.840.113549.1.1.11"
 _SHA256 = "2.16.840.1.101.3.4.2.1"
 _COMMON_NAME, _ORGANIZATION = "2.5.4.3", "2.5.4.10"
 _SUBJECT_KEY_ID, _KEY_USAGE, _SUBJECT_ALT_NAME = "2.5.29.14", "2.5.29.15", "2.5.29.17"
-_BASIC_CONSTRAINTS, _EXT_KEY_USAGE, _AUTHORITY_KEY_ID = "2.5.29.19", "2.5.29.37", "2.5.29.35"
+_BASIC_CONSTRAINTS, _NAME_CONSTRAINTS = "2.5.29.19", "2.5.29.30"
+_EXT_KEY_USAGE, _AUTHORITY_KEY_ID = "2.5.29.37", "2.5.29.35"
 _SERVER_AUTH = "1.3.6.1.5.5.7.3.1"
 
 # keyUsage as DER named bit strings (unused-bit count first): bits 5 and 6 for a CA,
@@ -132,6 +136,16 @@ def _name(common_name):
         return _tlv(_SET, _sequence(_oid(dotted), _tlv(_UTF8, text.encode("utf-8"))))
 
     return _sequence(attribute(_ORGANIZATION, ORGANIZATION), attribute(_COMMON_NAME, common_name))
+
+
+def _general_name(host, mask=False):
+    """An iPAddress for an address (with ``mask``, the one-host range a name constraint
+    takes), a dNSName otherwise."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return _context(2, host.lower().encode("ascii"), constructed=False)
+    return _context(7, address.packed + (b"\xff" * len(address.packed) if mask else b""), constructed=False)
 
 
 def _pem(label, der):
@@ -212,8 +226,7 @@ class RsaKey:
 
     def public_key_info(self):
         """The SubjectPublicKeyInfo that a certificate carries."""
-        return _sequence(_algorithm(_RSA_ENCRYPTION),
-                         _bits(_sequence(_integer(self.n), _integer(self.e))))
+        return _sequence(_algorithm(_RSA_ENCRYPTION), _bits(_sequence(_integer(self.n), _integer(self.e))))
 
     def identifier(self):
         # RFC 7093 method 1: SHA-256 of the key's bits, cut to 160 bits, so SHA-1 is never needed.
@@ -221,8 +234,7 @@ class RsaKey:
 
     def sign(self, data):
         """The PKCS#1 v1.5 signature of ``data`` with SHA-256."""
-        digest_info = _sequence(_algorithm(_SHA256),
-                                _tlv(_OCTET_STRING, hashlib.sha256(data).digest()))
+        digest_info = _sequence(_algorithm(_SHA256), _tlv(_OCTET_STRING, hashlib.sha256(data).digest()))
         padded = b"\x00\x01" + b"\xff" * (self.size - len(digest_info) - 3) + b"\x00" + digest_info
         message = int.from_bytes(padded, "big")
         # The Chinese remainder theorem: two half-size exponentiations instead of one.
@@ -235,8 +247,8 @@ class RsaKey:
         p, q, d = self.p, self.q, self.d
         fields = (0, self.n, self.e, d, p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))
         private = _sequence(*(_integer(value) for value in fields))
-        info = _sequence(_integer(0), _algorithm(_RSA_ENCRYPTION), _tlv(_OCTET_STRING, private))
-        return _pem("PRIVATE KEY", info)
+        return _pem("PRIVATE KEY", _sequence(_integer(0), _algorithm(_RSA_ENCRYPTION),
+                                             _tlv(_OCTET_STRING, private)))
 
 
 # ---------------------------------------------------------------------------- certificates
@@ -247,21 +259,13 @@ def _extension(dotted, value, critical=False):
     return _sequence(_oid(dotted), flag, _tlv(_OCTET_STRING, value))
 
 
-def _alt_names(hosts):
-    """A subjectAltName's GeneralNames: an iPAddress for each address, a dNSName otherwise."""
-    names = []
-    for host in hosts:
-        try:
-            names.append(_context(7, ipaddress.ip_address(host).packed, constructed=False))
-        except ValueError:
-            names.append(_context(2, host.lower().encode("ascii"), constructed=False))
-    return _sequence(*names)
-
-
-def _ca_extensions(key):
+def _ca_extensions(key, hosts):
+    # permittedSubtrees [0], each GeneralSubtree only its base: no minimum, no maximum.
+    permitted = _context(0, b"".join(_sequence(_general_name(host, mask=True)) for host in hosts))
     return [
         _extension(_BASIC_CONSTRAINTS, _sequence(_tlv(_BOOLEAN, b"\xff")), critical=True),
         _extension(_KEY_USAGE, _tlv(_BIT_STRING, _CA_KEY_USAGE), critical=True),
+        _extension(_NAME_CONSTRAINTS, _sequence(permitted), critical=True),
         _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
     ]
 
@@ -272,7 +276,7 @@ def _server_extensions(key, issuer_key, hosts):
         _extension(_BASIC_CONSTRAINTS, _sequence(), critical=True),
         _extension(_KEY_USAGE, _tlv(_BIT_STRING, _SERVER_KEY_USAGE), critical=True),
         _extension(_EXT_KEY_USAGE, _sequence(_oid(_SERVER_AUTH))),
-        _extension(_SUBJECT_ALT_NAME, _alt_names(hosts)),
+        _extension(_SUBJECT_ALT_NAME, _sequence(*(_general_name(host) for host in hosts))),
         _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
         _extension(_AUTHORITY_KEY_ID, _sequence(_context(0, issuer_key.identifier(), constructed=False))),
     ]
@@ -282,8 +286,7 @@ def certificate(subject, key, issuer, issuer_key, extensions, days=VALID_DAYS, n
     """A DER X.509 v3 certificate of ``key`` for the name ``subject``, signed by
     ``issuer_key`` as ``issuer`` (both names are DER, from the same ``_name``)."""
     now = (now or _dt.datetime.now(_dt.timezone.utc)).replace(microsecond=0)
-    # Backdated a day so that a client whose clock runs a little behind still accepts it.
-    validity = _sequence(_time(now - _dt.timedelta(days=1)), _time(now + _dt.timedelta(days=days)))
+    validity = _sequence(_time(now - BACKDATED), _time(now + _dt.timedelta(days=days)))
     # Positive, non-zero and at most 20 octets, as RFC 5280 section 4.1.2.2 asks.
     serial = secrets.randbits(127) | 1
     signed = _algorithm(_SHA256_WITH_RSA)
@@ -293,6 +296,36 @@ def certificate(subject, key, issuer, issuer_key, extensions, days=VALID_DAYS, n
 
 
 # ---------------------------------------------------------------------------- the authority
+
+
+def _private(path):
+    """Whether ``path`` is a folder (not a link to one) of this user's that nobody else
+    may enter."""
+    found = os.lstat(path)
+    if not hasattr(os, "getuid"):  # Windows, where the folders of a user's profile are theirs
+        return stat.S_ISDIR(found.st_mode)
+    return stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid() and not found.st_mode & 0o077
+
+
+def private_folder():
+    """A new folder of this user's, 0700, with a name nobody can guess, in a
+    ``benchmarks-wiki`` folder (0700 too) of ``$XDG_RUNTIME_DIR`` when that is private to
+    this user, else of the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``); never
+    in a folder that other users may write to."""
+    base = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not (os.path.isabs(base) and os.path.isdir(base) and _private(base)):
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        base = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".cache")
+    parent = os.path.join(base, "benchmarks-wiki")
+    os.makedirs(parent, mode=0o700, exist_ok=True)
+    if not os.path.islink(parent):
+        os.chmod(parent, 0o700)
+    if not _private(parent):
+        raise PermissionError("%s is not a folder of this user's that only it may enter" % parent)
+    folder = tempfile.mkdtemp(prefix="sandbox-", dir=parent)
+    # mkdtemp asks for 0700, but a umask could have taken bits away.
+    os.chmod(folder, 0o700)
+    return folder
 
 
 def _remove(paths, folder):
@@ -308,20 +341,22 @@ def _remove(paths, folder):
 class Authority:
     """A throwaway CA and the server certificates it made, as files in one private folder.
 
-    ``folder``: where the files go; by default a fresh private temporary folder. A folder
-    made here is removed with everything in it by :meth:`remove` (or when the object is
+    ``folder``: where the files go; by default a new :func:`private_folder`. A folder made
+    here is removed with everything in it by :meth:`remove` (or when the object is
     collected, or at exit); in a folder the caller names, only the files written here are.
+    ``hosts``: what the CA may vouch for besides :data:`LOCAL_HOSTS`.
     ``authority[name]`` is the ``(certfile, keyfile)`` pair made under that name.
     """
 
-    def __init__(self, folder=None, *, name="benchmarks-wiki sandbox CA", days=VALID_DAYS):
+    def __init__(self, folder=None, *, name="benchmarks-wiki sandbox CA", days=VALID_DAYS, hosts=()):
         made = folder is None or not os.path.isdir(folder)
         if folder is None:
-            folder = tempfile.mkdtemp(prefix="benchmarks-wiki-sandbox-")  # mode 0700
+            folder = private_folder()
         else:
             os.makedirs(folder, mode=0o700, exist_ok=True)
         self.folder = os.path.abspath(folder)
         self.days = days
+        self.hosts = tuple(dict.fromkeys(LOCAL_HOSTS + tuple(hosts)))
         self.pairs = {}
         self._written = []
         # Removal must happen even when nobody calls remove(): weakref.finalize also runs at exit.
@@ -329,38 +364,35 @@ class Authority:
         self._key = RsaKey.generate()
         self._subject = _name(name)
         ca = certificate(self._subject, self._key, self._subject, self._key,
-                         _ca_extensions(self._key), days)
+                         _ca_extensions(self._key, self.hosts), days)
         self.ca_file = self._write("ca.pem", _pem("CERTIFICATE", ca))
 
-    def issue(self, name, hosts=("127.0.0.1", "localhost")):
-        """Make a server certificate signed by this CA for ``hosts`` (IP addresses or DNS
-        names), with a key of its own; returns and records its ``(certfile, keyfile)``."""
-        key = RsaKey.generate()
-        der = certificate(_name(name), key, self._subject, self._key,
-                          _server_extensions(key, self._key, hosts), self.days)
-        return self._pair(name, der, key)
-
-    def self_signed(self, name, hosts=("127.0.0.1", "localhost")):
-        """Make a server certificate that signs itself: a client that trusts only this CA
-        refuses it, as it would any certificate from an unknown issuer."""
-        key = RsaKey.generate()
-        subject = _name(name)
-        der = certificate(subject, key, subject, key, _server_extensions(key, key, hosts), self.days)
-        return self._pair(name, der, key)
-
-    def _pair(self, name, der, key):
+    def issue(self, name, hosts=LOCAL_HOSTS, self_signed=False):
+        """Make a server certificate for ``hosts`` (IP addresses or DNS names) with a key of
+        its own, signed by this CA (or by itself: see :meth:`self_signed`); returns and
+        records its ``(certfile, keyfile)``."""
         if os.sep in name or name in ("", ".", "..", "ca"):
             raise ValueError("a certificate name is a plain file name other than ca: %r" % name)
-        pair = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
-                self._write(name + "-key.pem", key.private_pem()))
-        self.pairs[name] = pair
-        return pair
+        key = RsaKey.generate()
+        issuer, issuer_key = (_name(name), key) if self_signed else (self._subject, self._key)
+        der = certificate(_name(name), key, issuer, issuer_key, _server_extensions(key, issuer_key, hosts),
+                          self.days)
+        self.pairs[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
+                            self._write(name + "-key.pem", key.private_pem()))
+        return self.pairs[name]
+
+    def self_signed(self, name, hosts=LOCAL_HOSTS):
+        """A server certificate that signs itself: a client that trusts only this CA refuses
+        it, as it would any certificate from an unknown issuer."""
+        return self.issue(name, hosts, self_signed=True)
 
     def _write(self, filename, text):
         path = os.path.join(self.folder, filename)
-        # Created with its final mode, so a key is never readable by others, even briefly.
+        # Created with its final mode, so that a key is never readable by others, even briefly;
+        # set again, since a umask could have taken bits away.
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as out:
+            os.chmod(path, 0o600)
             out.write(text)
         self._written.append(path)
         return path
@@ -371,9 +403,6 @@ class Authority:
         except KeyError:
             raise KeyError("no certificate named %r; made here: %s"
                            % (name, ", ".join(sorted(self.pairs)) or "none")) from None
-
-    def __contains__(self, name):
-        return name in self.pairs
 
     def remove(self):
         """Delete the files (and the folder, when it was made here); safe to call twice."""

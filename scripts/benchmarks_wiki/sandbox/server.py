@@ -174,7 +174,7 @@ class Portal(Routes):
     def _tls_context(self, cert, host):
         if isinstance(cert, str):
             if self._chosen_certificates() is None:
-                self._own_certificates = Authority()
+                self._own_certificates = Authority(hosts=[host])
                 self._own_certificates.issue("server", list(dict.fromkeys(("127.0.0.1", "localhost", host))))
             cert = self._chosen_certificates()[cert]
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
