@@ -835,8 +835,8 @@ def test_serve_prints_how_to_use_it_and_stops_when_told():
         assert "nothing posted here is public" in shown[0]
         assert shown[1] == "Origin: " + exports["BENCHMARKS_WIKI_ORIGIN"]
         assert [line.split("=")[0] for line in shown if line.startswith("export ")] == [
-            "export BENCHMARKS_WIKI_ORIGIN", "export SSL_CERT_FILE"]
-        ca_file = exports["SSL_CERT_FILE"]
+            "export BENCHMARKS_WIKI_ORIGIN", "export BENCHMARKS_WIKI_CA_FILE"]
+        ca_file = exports["BENCHMARKS_WIKI_CA_FILE"]
         assert ca_file in shown[3] and "never added to any trust store" in shown[3]
         assert ca_file != CA_FILE and "checker-bot" in shown[2]
         assert exports["BENCHMARKS_WIKI_ORIGIN"].startswith("https://127.0.0.1:")
@@ -872,7 +872,7 @@ def test_standalone_serves_until_interrupted():
                             text=True)
     try:
         shown, exports = read_announcement(proc.stdout)
-        ca_file = exports["SSL_CERT_FILE"]
+        ca_file = exports["BENCHMARKS_WIKI_CA_FILE"]
         assert ca_file != CA_FILE and os.path.isfile(ca_file)
         assert get_stats(exports["BENCHMARKS_WIKI_ORIGIN"], ca_file) == 200
     finally:

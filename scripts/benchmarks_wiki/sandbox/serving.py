@@ -46,10 +46,12 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
             lines.append("Plain http: %s (publish refused, reads redirected)" % portal.plain_origin)
         if replies:
             lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
+        # The client's own variable, not SSL_CERT_FILE: the other programs of the shell
+        # the lines are pasted into go on trusting the system's CAs, and only them.
         lines += ["CA: %s, made for this run and deleted when it stops; trusted only through "
-                  "SSL_CERT_FILE, never added to any trust store." % portal.ca_file,
+                  "BENCHMARKS_WIKI_CA_FILE, never added to any trust store." % portal.ca_file,
                   "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
-                  "export SSL_CERT_FILE=%s" % shlex.quote(portal.ca_file),
+                  "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
                   "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
         out.write("\n".join(lines) + "\n")
         out.flush()
