@@ -177,16 +177,10 @@ def test_a_portal_keeps_its_own_ca_private_and_removes_it_when_it_stops(umask_02
     assert not os.path.exists(folder) and portal.ca_file is None
 
 
-def test_a_named_folder_keeps_what_it_held(tmp_path):
-    (tmp_path / "mine.txt").write_text("kept")
-    with Authority(str(tmp_path)) as made:
-        made.issue("leaf", ["127.0.0.1"])
-        assert sorted(os.listdir(tmp_path)) == ["ca.pem", "leaf-key.pem", "leaf.pem", "mine.txt"]
-        with pytest.raises(KeyError, match="made here: leaf"):
-            made["server"]
-        with pytest.raises(ValueError):
-            made.issue("../escape")
-    assert os.listdir(tmp_path) == ["mine.txt"]
+@pytest.mark.parametrize("name", ["../escape", "", "ca"])
+def test_a_certificate_is_named_by_a_plain_file_name_other_than_the_cas(fresh, name):
+    with pytest.raises(ValueError):
+        fresh.issue(name)
 
 
 def test_miller_rabin():

@@ -28,6 +28,7 @@ import secrets
 import shutil
 import stat
 import tempfile
+import textwrap
 import weakref
 
 KEY_BITS = 2048
@@ -144,9 +145,8 @@ def _general_name(host, mask=False):
 
 
 def _pem(label, der):
-    text = base64.b64encode(der).decode("ascii")
-    lines = [text[i:i + 64] for i in range(0, len(text), 64)]
-    return "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, "\n".join(lines), label)
+    lines = textwrap.fill(base64.b64encode(der).decode("ascii"), 64)
+    return "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, lines, label)
 
 
 # ---------------------------------------------------------------------------- RSA
@@ -264,11 +264,11 @@ def _server_extensions(key, issuer_key, hosts):
     ]
 
 
-def certificate(subject, key, issuer, issuer_key, extensions, days=VALID_DAYS, now=None):
+def certificate(subject, key, issuer, issuer_key, extensions):
     """A DER X.509 v3 certificate of ``key`` for the name ``subject``, signed by
     ``issuer_key`` as ``issuer`` (both names are DER, from the same ``_name``)."""
-    now = (now or _dt.datetime.now(_dt.timezone.utc)).replace(microsecond=0)
-    validity = _sequence(_time(now - BACKDATED), _time(now + _dt.timedelta(days=days)))
+    now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+    validity = _sequence(_time(now - BACKDATED), _time(now + _dt.timedelta(days=VALID_DAYS)))
     # Positive, non-zero and at most 20 octets, as RFC 5280 section 4.1.2.2 asks.
     serial = secrets.randbits(127) | 1
     signed = _algorithm(_SHA256_WITH_RSA)
@@ -310,43 +310,22 @@ def private_folder():
     return folder
 
 
-def _remove(paths, folder):
-    for path in paths:
-        try:
-            os.remove(path)
-        except OSError:
-            pass
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 class Authority:
-    """A throwaway CA and the server certificates it made, as files in one private folder.
+    """A throwaway CA and the server certificates it made, as files in a new
+    :func:`private_folder`, removed with it by :meth:`remove` (or when the object is
+    collected, or at exit). ``hosts`` are what the CA may vouch for besides
+    :data:`LOCAL_HOSTS`; ``authority[name]`` is the ``(certfile, keyfile)`` pair made under
+    that name."""
 
-    ``folder``: where the files go; by default a new :func:`private_folder`. A folder made
-    here is removed with everything in it by :meth:`remove` (or when the object is
-    collected, or at exit); in a folder the caller names, only the files written here are.
-    ``hosts``: what the CA may vouch for besides :data:`LOCAL_HOSTS`.
-    ``authority[name]`` is the ``(certfile, keyfile)`` pair made under that name.
-    """
-
-    def __init__(self, folder=None, *, name="benchmarks-wiki sandbox CA", days=VALID_DAYS, hosts=()):
-        made = folder is None or not os.path.isdir(folder)
-        if folder is None:
-            folder = private_folder()
-        else:
-            os.makedirs(folder, mode=0o700, exist_ok=True)
-        self.folder = os.path.abspath(folder)
-        self.days = days
+    def __init__(self, hosts=()):
+        self.folder = private_folder()
+        # Removal must happen even when nobody calls remove(): weakref.finalize also runs at exit.
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
         self.hosts = tuple(dict.fromkeys(LOCAL_HOSTS + tuple(hosts)))
         self.pairs = {}
-        self._written = []
-        # Removal must happen even when nobody calls remove(): weakref.finalize also runs at exit.
-        self._cleanup = weakref.finalize(self, _remove, self._written, self.folder if made else None)
         self._key = RsaKey.generate()
-        self._subject = _name(name)
-        ca = certificate(self._subject, self._key, self._subject, self._key,
-                         _ca_extensions(self._key, self.hosts), days)
+        self._subject = _name("benchmarks-wiki sandbox CA")
+        ca = certificate(self._subject, self._key, self._subject, self._key, _ca_extensions(self._key, self.hosts))
         self.ca_file = self._write("ca.pem", _pem("CERTIFICATE", ca))
 
     def issue(self, name, hosts=LOCAL_HOSTS, self_signed=False):
@@ -357,8 +336,7 @@ class Authority:
             raise ValueError("a certificate name is a plain file name other than ca: %r" % name)
         key = RsaKey.generate()
         issuer, issuer_key = (_name(name), key) if self_signed else (self._subject, self._key)
-        der = certificate(_name(name), key, issuer, issuer_key, _server_extensions(key, issuer_key, hosts),
-                          self.days)
+        der = certificate(_name(name), key, issuer, issuer_key, _server_extensions(key, issuer_key, hosts))
         self.pairs[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
                             self._write(name + "-key.pem", key.private_pem()))
         return self.pairs[name]
@@ -370,24 +348,18 @@ class Authority:
 
     def _write(self, filename, text):
         path = os.path.join(self.folder, filename)
-        # Created with its final mode, so that a key is never readable by others, even briefly;
-        # set again, since a umask could have taken bits away.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as out:
+        # Made with its final mode, so that a key is never readable by others even briefly,
+        # and given it again, since a umask may have taken bits away.
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="ascii") as out:
             os.chmod(path, 0o600)
             out.write(text)
-        self._written.append(path)
         return path
 
     def __getitem__(self, name):
-        try:
-            return self.pairs[name]
-        except KeyError:
-            raise KeyError("no certificate named %r; made here: %s"
-                           % (name, ", ".join(sorted(self.pairs)) or "none")) from None
+        return self.pairs[name]
 
     def remove(self):
-        """Delete the files (and the folder, when it was made here); safe to call twice."""
+        """Delete the folder and everything in it; safe to call twice."""
         self._cleanup()
 
     def __enter__(self):
