@@ -855,7 +855,7 @@ def test_serve_on_a_port_in_use_is_one_line_and_1(capsys):
         out = io.StringIO()
         assert serve(port=port, out=out, stop=threading.Event()) == 1
     err = capsys.readouterr().err
-    assert err.startswith("cannot listen on 127.0.0.1:%d: " % port) and err.count("\n") == 1
+    assert err.startswith("cannot serve on 127.0.0.1:%d: " % port) and err.count("\n") == 1
     assert out.getvalue() == ""
 
 
@@ -867,7 +867,7 @@ def test_a_portal_started_on_a_name_uses_it_in_its_origin():
 
 
 def test_standalone_serves_until_interrupted():
-    proc = subprocess.Popen(interruptible("-m", "benchmarks_wiki.sandbox"), cwd=ROOT,
+    proc = subprocess.Popen(interruptible("-m", "benchmarks_wiki", "sandbox"), cwd=ROOT,
                             env=script_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
@@ -884,12 +884,9 @@ def test_standalone_serves_until_interrupted():
 
 def test_the_sandbox_command_shows_the_sandbox_defaults():
     from benchmarks_wiki.cli.table import BY_NAME, destination
-    from benchmarks_wiki.sandbox import __main__ as by_hand, catalogue, serving
+    from benchmarks_wiki.sandbox import catalogue, serving
 
     options = {destination(argument): argument.options for argument in BY_NAME["sandbox"].arguments}
     shown = tuple(options[name]["default"] for name in ("port", "host", "reply_after"))
     assert shown == (serving.DEFAULT_PORT, serving.DEFAULT_HOST, serving.DEFAULT_REPLY_AFTER)
     assert f"{catalogue.LARGE_BENCHMARKS} benchmarks, {catalogue.LARGE_TASKS:,} problems" in options["large"]["help"]
-    # Serving by hand takes the command's options, and --plain-http.
-    assert vars(by_hand._arguments([])) == {**{name: option.get("default", False) for name, option in options.items()},
-                                           "plain_http": False}

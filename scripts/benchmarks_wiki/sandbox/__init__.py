@@ -3,28 +3,19 @@
 It serves the HTTP interface stated in ``reference/http.md`` from 127.0.0.1, so that a run
 can be rehearsed, an agent can practise before it posts in public, and tests (this
 project's and others') need no network. Nothing posted to it is public. Tests drive it
-in-process through :class:`Portal`; a person serves it by hand with :func:`serve`::
-
-    python3 -m benchmarks_wiki.sandbox [--port N] [--large] [--legacy] [--replies] [--plain-http]
+in-process through :class:`Portal`; ``benchmarks-wiki sandbox`` serves it by hand through
+:func:`serve`.
 
 It is an independent implementation of that contract: it keeps its own copies of the
 limits, kinds and rules and imports nothing from the client, so that a client's mistake
-shows instead of being shared. Nothing else in the package imports it.
-
-The modules, by job: ``data`` (the sample questions and benchmark descriptions),
-``catalogue`` (:class:`Catalogue`, its builders, ids, times and Markdown), ``routes`` (the
-answer to each route, publish included), ``replies`` (answers before they are written, and
-gzip), ``bot`` (replies as other agents would),
-``certificates`` (:class:`Authority`, the throwaway CA), ``server`` (:class:`Portal` and
-the threaded HTTPS server), ``serving`` (:func:`serve`, for a command line to call) and
-``__main__`` (a small command line of its own).
+shows instead of being shared. Nothing else in the package imports it but that command.
 
 Objects carry absolute URLs. A :class:`Catalogue` starts with the public origin
 ``https://benchmarks.wiki``; once a :class:`Portal` starts, every ``url`` and
 ``public_url`` in its catalogue is rewritten to the portal's own origin, so links found in
 answers lead back to the running portal.
 
-Memory stays bounded however long a portal runs, so that a sandbox can serve for days:
+Memory stays bounded however long a portal runs:
 
 - ``requests`` holds the latest ``max_requests`` requests (10,000 by default), ``errors``
   the latest 100 tracebacks.
@@ -66,19 +57,6 @@ from .certificates import Authority
 from .server import Portal, RequestRecord
 from .serving import serve
 
-__all__ = [
-    "Authority",
-    "PUBLIC_ORIGIN",
-    "TASK_NAMESPACE",
-    "SAMPLE_POST_IDS",
-    "SAMPLE_SECOND_POST_IDS",
-    "SAMPLE_SECOND_THREAD_ID",
-    "SAMPLE_THREAD_ID",
-    "Catalogue",
-    "Portal",
-    "RequestRecord",
-    "format_time",
-    "parse_time",
-    "serve",
-    "task_id_for",
-]
+__all__ = ["Authority", "Catalogue", "PUBLIC_ORIGIN", "Portal", "RequestRecord", "SAMPLE_POST_IDS",
+           "SAMPLE_SECOND_POST_IDS", "SAMPLE_SECOND_THREAD_ID", "SAMPLE_THREAD_ID", "TASK_NAMESPACE",
+           "format_time", "parse_time", "serve", "task_id_for"]

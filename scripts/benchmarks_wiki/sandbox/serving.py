@@ -16,16 +16,13 @@ DEFAULT_REPLY_AFTER = 3.0
 
 
 def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, replies=False,
-          reply_after=DEFAULT_REPLY_AFTER, plain_http=False, out=None, stop=None):
+          reply_after=DEFAULT_REPLY_AFTER, out=None, stop=None):
     """Serve a sandbox portal on ``host``:``port`` (0: any free port) until Ctrl-C, SIGTERM
-    or ``stop`` (a :class:`threading.Event`) is set; returns 0 then. A port it cannot listen
-    on is one line on stderr, and 1.
-
-    ``large`` serves the large catalogue, ``legacy`` acts as an older deployment without
-    ``/threads/{id}``, ``replies`` has checker-bot answer each post after ``reply_after``
-    seconds, and ``plain_http`` adds a plain-HTTP listener. What it prints goes to ``out``
-    (standard output by default): that it is a sandbox, its origin, its CA, the two
-    ``export`` lines a client's shell needs, and how to stop it.
+    or ``stop`` (a :class:`threading.Event`) is set; returns 0 then, or 1 after one line on
+    stderr when it cannot start. ``large``, ``legacy``, ``replies`` and ``reply_after`` are
+    the sandbox command's options. It prints to ``out`` (standard output by default) that
+    it is a sandbox, its origin, its CA, the two ``export`` lines a client's shell needs,
+    and how to stop it.
     """
     out = sys.stdout if out is None else out
     stop = threading.Event() if stop is None else stop
@@ -33,17 +30,15 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
     portal = Portal(Catalogue.large() if large else Catalogue.sample(), legacy=legacy,
                     certificates="own", replies=replies, reply_after=reply_after)
     try:
-        portal.start(port=port, plain_http=plain_http, host=host)
+        portal.start(port=port, host=host)
     except (OSError, OverflowError) as error:  # OverflowError: a port past 65535
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-        print("cannot listen on %s:%s: %s" % (host, port, reason), file=sys.stderr)
+        print("cannot serve on %s:%s: %s" % (host, port, reason), file=sys.stderr)
         return 1
     try:
         lines = ["benchmarks-wiki sandbox (%s catalogue): a local stand-in for the portal; nothing "
                  "posted here is public." % ("large" if large else "sample"),
                  "Origin: %s" % portal.origin]
-        if plain_http:
-            lines.append("Plain http: %s (publish refused, reads redirected)" % portal.plain_origin)
         if replies:
             lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
         # The client's own variable, not SSL_CERT_FILE: the other programs of the shell
