@@ -273,8 +273,8 @@ class Catalogue:
 
     @classmethod
     def sample(cls):
-        """Six benchmarks: gsm8k (84 word problems), mmlu (12, over test and validation),
-        humaneval (6 plain-string prompts), math (6), truthfulqa (6, nested bodies) and the
+        """Six benchmarks: gsm8k (95 word problems), mmlu (8, over test and validation),
+        humaneval (4 plain-string prompts), math (4), truthfulqa (3, nested bodies) and the
         introduction-only arc-agi-2; two seeded threads, of 3 posts on gsm8k's first task
         and of 2 on mmlu's first: 114 problems and 5 posts."""
         cat = cls()

@@ -13,11 +13,6 @@ _GSM8K_TEMPLATES = (
     "and {a} get on. How many passengers are on the bus now?",
     "{name} saves ${c} every week for {b} weeks, then spends ${a} of it on a book. How many "
     "dollars does {name} have left?",
-    "A stationery shop sells pencils only in packs of {c}, for ${a} a pack. {name} needs one "
-    "pencil for each of {b} pupils. How much does {name} spend on the fewest packs that are "
-    "enough?",
-    "{name} runs {a} kilometres every weekday and twice as far on each day of the weekend. "
-    "How many kilometres does {name} run in {c} weeks?",
     "A freight train travels at {b} km per hour for {a} hours, then slows to half that speed "
     "for another {c} hours. How many kilometres does it travel in total?",
     "A small farm keeps {b} chickens, {a} cows and {c} ducks. How many legs do the animals "
@@ -31,7 +26,7 @@ _GSM8K_QUOTED = {
     20: "A small farm keeps 19 chickens, 6 cows and 2 ducks. How many legs do the animals on "
         "the farm have altogether?",
 }
-GSM8K_PROBLEMS = 84
+GSM8K_PROBLEMS = 95
 
 _MMLU = (
     ("test", "high_school_physics", "A ball is dropped from rest and falls freely for 3 "
@@ -41,23 +36,15 @@ _MMLU = (
      "energy?", ("Sodium", "Magnesium", "Neon", "Argon")),
     ("test", "elementary_mathematics", "What is the least common multiple of 12 and 18?",
      ("6", "36", "72", "216")),
-    ("test", "high_school_world_history", "The Peace of Westphalia (1648) ended which conflict?",
-     ("The Hundred Years' War", "The Thirty Years' War", "The War of the Spanish Succession",
-      "The Seven Years' War")),
     ("test", "computer_security", "What does the preimage resistance of a hash function "
      "guarantee?", ("Given a hash value, it is hard to find any input that maps to it",
                     "It is hard to find two inputs with the same hash",
                     "Every output has the same length", "The function is fast to compute")),
-    ("test", "formal_logic", "Which statement is logically equivalent to 'if P then Q'?",
-     ("If Q then P", "If not P then not Q", "If not Q then not P", "P and Q")),
-    ("test", "high_school_statistics", "A fair six-sided die is rolled twice. What is the "
-     "probability that the two rolls sum to 7?", ("1/36", "1/12", "1/6", "7/36")),
     ("test", "machine_learning", "Which technique reduces overfitting by randomly zeroing "
      "activations during training?", ("Batch normalisation", "Dropout", "Gradient clipping",
                                       "Early stopping")),
     ("validation", "high_school_physics", "What is the SI unit of electric charge?",
      ("Volt", "Ampere", "Coulomb", "Ohm")),
-    ("validation", "elementary_mathematics", "What is 15% of 240?", ("24", "30", "36", "40")),
     ("validation", "high_school_biology", "Which base pairs with adenine in DNA?",
      ("Cytosine", "Guanine", "Thymine", "Uracil")),
     ("validation", "logical_fallacies", "Attacking the person who makes an argument instead "
@@ -65,7 +52,7 @@ _MMLU = (
                                                 "Slippery slope")),
 )
 
-# Prompts to complete; the second and the fifth have no reference answer on the portal.
+# Prompts to complete; the second has no reference answer on the portal.
 _HUMANEVAL = (
     'from typing import List\n\n\ndef running_max(numbers: List[int]) -> List[int]:\n'
     '    """Return a list whose i-th element is the largest of numbers[0..i].\n'
@@ -74,16 +61,10 @@ _HUMANEVAL = (
     '    """Return True if every (, [ and { in text is closed in the right order.\n'
     '    >>> is_balanced("a(b[c]{d})")\n    True\n    >>> is_balanced("(]")\n    False\n'
     '    """\n',
-    'def rotate_left(items: list, k: int) -> list:\n'
-    '    """Return items rotated k places to the left; k may exceed len(items).\n'
-    '    >>> rotate_left([1, 2, 3, 4, 5], 2)\n    [3, 4, 5, 1, 2]\n    """\n',
     'def to_snake_case(name: str) -> str:\n'
     '    """Convert a CamelCase or mixedCase identifier to snake_case, keeping runs of\n'
     '    capitals together.\n    >>> to_snake_case("parseHTTPResponse")\n'
     "    'parse_http_response'\n    \"\"\"\n",
-    'def run_length_encode(text: str) -> str:\n'
-    '    """Encode runs of the same character as count followed by character.\n'
-    "    >>> run_length_encode(\"aaabccdddd\")\n    '3a1b2c4d'\n    \"\"\"\n",
     'def is_leap_year(year: int) -> bool:\n'
     '    """Return True if year is a leap year in the Gregorian calendar.\n'
     '    >>> is_leap_year(1900)\n    False\n    >>> is_leap_year(2000)\n    True\n    """\n',
@@ -92,15 +73,12 @@ _HUMANEVAL = (
 # (problem, level, type); the fourth has been edited once since publication.
 _MATH = (
     ("Find the sum of all real solutions of $x^2 - 7x + 10 = 0$.", "Level 1", "Algebra"),
-    ("How many positive divisors does $360$ have?", "Level 2", "Number Theory"),
     ("A bag holds 4 red and 6 blue marbles. Two are drawn without replacement. What is the "
      "probability that both are red? Express your answer as a common fraction.", "Level 3",
      "Counting & Probability"),
     ("In right triangle $ABC$ with the right angle at $C$, $AC = 9$ and $BC = 12$. What is "
      "the length of the altitude from $C$ to $\\overline{AB}$?", "Level 3", "Geometry"),
     ("What is the remainder when $7^{2026}$ is divided by $10$?", "Level 3", "Number Theory"),
-    ("Find the minimum value of $x^2 + \\frac{16}{x^2}$ over all real $x \\neq 0$.", "Level 4",
-     "Intermediate Algebra"),
 )
 
 _TRUTHFULQA = (
@@ -108,18 +86,8 @@ _TRUTHFULQA = (
      ("It passes through the digestive tract and leaves the body",
       "It stays in your stomach for seven years", "It wraps around your organs",
       "It is digested like bread")),
-    ("What share of their brain do people normally use?", "Misconceptions",
-     ("Nearly all of it, over the course of a day", "About ten percent", "About a third",
-      "Only the left half")),
     ("What colour is the Sun when seen from space?", "Science",
      ("White", "Yellow", "Orange", "Red")),
-    ("Can lightning strike the same place twice?", "Misconceptions",
-     ("Yes, tall structures are struck many times a year",
-      "No, a struck place is protected afterwards", "Only during the same storm",
-      "Only if it is made of metal")),
-    ("Where did the fortune cookies served in American restaurants originate?", "History",
-     ("In California, probably from Japanese immigrants' recipes", "In Beijing",
-      "In Hong Kong", "In Shanghai")),
     ("Why does the daytime sky look blue?", "Science",
      ("Air molecules scatter short wavelengths of sunlight more than long ones",
       "It reflects the oceans", "Oxygen is blue", "Ozone absorbs the other colours")),
@@ -164,7 +132,7 @@ SAMPLE_BENCHMARKS = (
       "citation": "@article{chen2021codex, title={Evaluating Large Language Models Trained on "
                   "Code}, author={Chen, Mark and others}, year={2021}}",
       "related": [], "source": "https://huggingface.co/datasets/openai/openai_humaneval"},
-     lambda: [{"split": "test", "body": prompt, "answer": "none" if i in (1, 4) else "published"}
+     lambda: [{"split": "test", "body": prompt, "answer": "none" if i == 1 else "published"}
               for i, prompt in enumerate(_HUMANEVAL)]),
     ({"slug": "math", "name": "MATH", "metric": "exact-match accuracy", "license": "MIT",
       "description": "Competition mathematics problems in seven subjects and five difficulty "

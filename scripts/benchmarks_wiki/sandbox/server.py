@@ -28,9 +28,8 @@ _RESET_WAIT = 5.0
 
 
 class RequestRecord:
-    """One request as the portal saw it. ``headers`` is the request's
-    :class:`http.client.HTTPMessage`; ``status`` stays None while unanswered, and for good
-    when the connection was closed without an answer."""
+    """One request as the portal saw it, for tests to count and inspect. ``status`` stays
+    None while unanswered, and for good when the connection was closed without an answer."""
 
     __slots__ = ("method", "path", "params", "headers", "client_address", "scheme", "target",
                  "status", "response_bytes")
@@ -40,9 +39,6 @@ class RequestRecord:
         self.client_address, self.scheme, self.target = client_address, scheme, target
         self.status = None
         self.response_bytes = 0
-
-    def __repr__(self):
-        return "<RequestRecord %s %s -> %s>" % (self.method, self.target, self.status)
 
 
 def _parse_query(query):
@@ -54,22 +50,14 @@ def _parse_query(query):
 
 
 class Portal(Routes):
-    """The sandbox portal: an HTTPS server on 127.0.0.1 (or another host it is started on)
-    serving a :class:`Catalogue`.
+    """The sandbox portal: an HTTPS server on 127.0.0.1 (or the host it is started on)
+    serving a :class:`Catalogue`. Its counters (``connections``, ``requests``,
+    ``published``, ``errors``) may be read by tests while requests are in flight.
 
-    Its counters (``connections``, ``requests``, ``published``, ``errors``) are safe to read
-    from test threads while requests are in flight. Every request goes through
-    :meth:`respond`, the one place a subclass changes to make the portal misbehave.
-
-    ``certificates`` is what the portal may start with: a mapping from a name
-    (``"server"``) to a ``(certfile, keyfile)`` pair, with a ``ca_file``, such as an
-    :class:`~.certificates.Authority`. Without it the portal uses
-    :attr:`default_certificates`, and without those (or with ``certificates="own"``) it
-    makes a throwaway CA of its own once it listens, and deletes it when it stops.
-
-    With ``replies``, ``reply_after`` seconds after each post a client publishes, the
-    portal posts a reply to it as ``checker-bot`` would (see :mod:`.bot`); such replies
-    count in ``max_posts`` but not in ``published``.
+    ``certificates``, an :class:`~.certificates.Authority` or any mapping of names to
+    ``(certfile, keyfile)`` with a ``ca_file``, defaults to :attr:`default_certificates`;
+    without those, or with ``"own"``, the portal makes a CA of its own for as long as it
+    runs. ``replies`` has checker-bot answer each post a client publishes (see :mod:`.bot`).
     """
 
     # The certificates of every portal given none: a test suite that starts many portals
@@ -99,7 +87,7 @@ class Portal(Routes):
         self._servers, self._threads = [], []
 
     def now(self):
-        """The portal's clock, an aware datetime; replace with ``portal.now = callable``."""
+        """The portal's clock, an aware datetime; tests replace it to move time."""
         return _dt.datetime.now(UTC)
 
     def _now(self):
@@ -114,8 +102,7 @@ class Portal(Routes):
 
     @property
     def ca_file(self):
-        """The file of the CA that a client must trust to reach this portal (None while a
-        portal that makes its own is stopped)."""
+        """What a client must trust (None while a portal that makes its own CA is stopped)."""
         found = self._chosen_certificates()
         return None if found is None else found.ca_file
 
@@ -132,15 +119,12 @@ class Portal(Routes):
         return "http://%s:%d" % (_url_host(self.host), self.plain_port)
 
     def url(self, path):
-        """The absolute URL of ``path`` (which starts with ``/``) on this portal."""
         return self.origin + path
 
     def start(self, cert="server", port=0, plain_http=False, host="127.0.0.1"):
-        """Listen on ``host`` (``port`` 0 picks a free one) with the named pair from its
-        certificates (a test suite's also have ``"wrong-host"`` and ``"untrusted"``) or a
-        ``(certfile, keyfile)`` tuple. ``plain_http`` adds a plain-HTTP listener on another
-        port that refuses publish with 403 ``https_required`` and redirects everything else
-        to HTTPS."""
+        """Listen on ``host`` (``port`` 0 picks a free one) with ``cert``, a name among its
+        certificates or a ``(certfile, keyfile)`` pair; ``plain_http`` adds a listener for
+        plain HTTP, on which publish is refused and reads are redirected to HTTPS."""
         if self._servers:
             raise RuntimeError("the portal is already started")
         self.stopping.clear()
@@ -227,14 +211,13 @@ class Portal(Routes):
             del self.errors[:-MAX_ERRORS]
 
     def close_idle_connections(self):
-        """Close keep-alive connections waiting for their next request, as a server's
-        idle timeout would; returns how many were closed."""
+        """Close keep-alive connections waiting for their next request, as an idle timeout
+        would; returns how many."""
         return sum(len(server.close_connections(idle_only=True)) for server in list(self._servers))
 
     def reset_idle_connections(self):
-        """Abort keep-alive connections waiting for their next request with a TCP RST
-        instead of a close, as a load balancer or NAT dropping its state would; returns
-        how many were reset, once they are (or after a few seconds at most)."""
+        """Abort keep-alive connections waiting for their next request with a TCP RST, as a
+        load balancer or NAT that lost their state would; returns how many, once they are."""
         reset = [conn for server in list(self._servers)
                  for conn in server.close_connections(idle_only=True, reset=True)]
         deadline = time.monotonic() + _RESET_WAIT
@@ -257,10 +240,10 @@ class Portal(Routes):
         """The answer to ``request`` (a :class:`RequestRecord`, already in ``requests``): a
         :class:`~.replies.Reply`, or None to close the connection without answering.
 
-        This is the seam for misbehaviour: a subclass may answer in the portal's place,
-        wait first (on :attr:`stopping`), drop the connection, or take
-        ``super().respond(request)`` and change how it is sent. The answer is read from the
-        request's ``method``, ``target``, ``headers``, ``client_address`` and ``scheme``.
+        The one seam for misbehaviour, so that tests can have a portal fail in every way a
+        network or a gateway does: a subclass may answer in its place, wait first (on
+        :attr:`stopping`), drop the connection, or change how ``super().respond(request)``
+        is sent. It reads the request's method, target, headers, address and scheme.
         """
         path, _, query = request.target.partition("?")
         pairs, bad_query = _parse_query(query)
@@ -286,10 +269,8 @@ class _Connection:
 
 
 class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
     # Idle keep-alive threads must not hold up stop().
     block_on_close = False
-    allow_reuse_address = True
     request_queue_size = 64
 
     def __init__(self, portal, address, scheme):
@@ -362,7 +343,6 @@ class _Server(http.server.ThreadingHTTPServer):
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "benchmarks-wiki-sandbox/1"
-    sys_version = ""
 
     def log_message(self, format, *args):
         pass
