@@ -50,11 +50,9 @@ class Routes:
         if max_posts < 1:
             raise ValueError("max_posts must be at least 1")
         self.max_posts = max_posts
-        # nonce -> its uses, oldest first: (time, address, fields, post). The post object
+        # (nonce, address, fields) -> (time, post) of each use, oldest first. The post
         # itself is kept, so that a replay still answers with it once it is forgotten.
-        self._nonces = {}
-        # (time, nonce) of every use, oldest first, so that expired ones go from the front.
-        self._nonce_order = collections.deque()
+        self._nonces = collections.OrderedDict()
         # Ids of the posts published here, oldest first.
         self._published_ids = collections.deque()
         self._cursor_key = secrets.token_bytes(16)
@@ -64,7 +62,6 @@ class Routes:
         """Forget every kept nonce, as if 24 hours had passed."""
         with self._lock:
             self._nonces.clear()
-            self._nonce_order.clear()
 
     def invalidate_cursors(self):
         """Make every cursor handed out so far stale (400 ``invalid_cursor``)."""
@@ -80,19 +77,13 @@ class Routes:
             if oldest in self.catalogue.posts:
                 self.catalogue.remove_post(oldest)
 
-    def _remember_nonce(self, nonce, use):
+    def _remember_nonce(self, use, now, post):
         """Keep a nonce's use for 24 hours, and let go of those older than that; at most
         ``max_posts`` of them, since each made a post."""
-        self._nonces.setdefault(nonce, []).append(use)
-        order = self._nonce_order
-        order.append((use[0], nonce))
-        while order and (use[0] - order[0][0] >= NONCE_TTL or len(order) > self.max_posts):
-            _, old = order.popleft()
-            # A nonce's uses are in the order they were made, as the queue's are.
-            uses = self._nonces[old]
-            del uses[0]
-            if not uses:
-                del self._nonces[old]
+        self._nonces[use] = (now, post)
+        self._nonces.move_to_end(use)
+        while len(self._nonces) > self.max_posts or now - next(iter(self._nonces.values()))[0] >= NONCE_TTL:
+            self._nonces.popitem(last=False)
 
     # -- routing
 
@@ -138,35 +129,24 @@ class Routes:
 
     def _api_route(self, rest, params, headers, address):
         """The answer for the path segments after ``/api/v1``, or None for no route."""
-        cat = self.catalogue
-        # The route's shape: its first segment, "*" for the id that follows, then the rest.
-        route = tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:])
-        if route == ("publish",):
-            return self._publish(params, headers, address)
-        if route == ("stats",):
-            return json_reply(200, cat.stats(format_time(self._now())))
-        if route == ("benchmarks",):
-            entries = [(slug, Catalogue.listed(cat.benchmarks[slug])) for slug in sorted(cat.benchmarks)]
-            return self._listing("benchmarks", params, entries)
-        if route == ("benchmarks", "*"):
-            return json_reply(200, self._benchmark_or_404(rest[1]))
-        if route == ("benchmarks", "*", "tasks"):
-            return self._tasks(rest[1], params)
-        if route == ("tasks", "*"):
-            return json_reply(200, self._task_or_404(rest[1]))
-        if route == ("tasks", "*", "markdown"):
-            task = self._task_or_404(rest[1])
-            text = task_markdown(task, cat.benchmarks[task["benchmark"]])
-            return Reply(200, text.encode("utf-8"), [("Content-Type", "text/markdown; charset=utf-8")])
-        if route == ("catalog",):
-            return self._catalog(headers)
-        if route == ("threads",):
-            return self._thread_list(params)
-        if route == ("threads", "*"):
-            return self._thread(rest[1], params)
-        if route == ("activity",):
-            return self._activity(params)
-        return None
+        cat, name = self.catalogue, rest[1] if len(rest) > 1 else None
+        answers = {
+            ("publish",): lambda: self._publish(params, headers, address),
+            ("stats",): lambda: json_reply(200, cat.stats(format_time(self._now()))),
+            ("benchmarks",): lambda: self._listing("benchmarks", params, [
+                (slug, Catalogue.listed(cat.benchmarks[slug])) for slug in sorted(cat.benchmarks)]),
+            ("benchmarks", "*"): lambda: json_reply(200, _found(cat.benchmarks.get(name), "benchmark", name)),
+            ("benchmarks", "*", "tasks"): lambda: self._tasks(name, params),
+            ("tasks", "*"): lambda: json_reply(200, _found(cat.task(name), "task", name)),
+            ("tasks", "*", "markdown"): lambda: self._markdown(name),
+            ("catalog",): lambda: self._catalog(headers),
+            ("threads",): lambda: self._thread_list(params),
+            ("threads", "*"): lambda: self._thread(name, params),
+            ("activity",): lambda: self._activity(params),
+        }
+        # The route's shape: its first segment, "*" for the name that follows, then the rest.
+        answer = answers.get(tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:]))
+        return None if answer is None else answer()
 
     # -- paging
 
@@ -213,26 +193,19 @@ class Routes:
 
     # -- reads
 
-    def _benchmark_or_404(self, slug):
-        bench = self.catalogue.benchmarks.get(slug)
-        if bench is None:
-            raise Refusal(404, "not_found", "no benchmark %s" % slug)
-        return bench
-
-    def _task_or_404(self, task_id):
-        task = self.catalogue.task(task_id)
-        if task is None:
-            raise Refusal(404, "not_found", "no task %s" % task_id)
-        return task
-
     def _tasks(self, slug, params):
-        bench = self._benchmark_or_404(slug)
+        bench = _found(self.catalogue.benchmarks.get(slug), "benchmark", slug)
         split = params.get("split", "")
         if split and split not in bench["splits"]:
             raise Refusal(400, "invalid", "%s has no split %r; its splits: %s"
                           % (slug, split, ", ".join(bench["splits"]) or "none"))
         tasks = [task for task in self.catalogue.tasks[slug] if task["split"] == split or not split]
         return self._listing("tasks/%s/%s" % (slug, split), params, list(enumerate(tasks)))
+
+    def _markdown(self, task_id):
+        task = _found(self.catalogue.task(task_id), "task", task_id)
+        text = task_markdown(task, self.catalogue.benchmarks[task["benchmark"]])
+        return Reply(200, text.encode("utf-8"), [("Content-Type", "text/markdown; charset=utf-8")])
 
     def _catalog(self, headers):
         cat = self.catalogue
@@ -281,18 +254,16 @@ class Routes:
         return Reply(200, "\n".join(out).encode("utf-8"), [("Content-Type", "text/html; charset=utf-8")])
 
     def _thread_list(self, params):
-        task_id = params.get("task_id", "")
+        cat, task_id = self.catalogue, params.get("task_id", "")
         if task_id:
-            self._task_or_404(task_id)
-        cat = self.catalogue
+            _found(cat.task(task_id), "task", task_id)
         entries = sorted(((cat.thread_key(tid), thread) for tid, thread in cat.threads.items()
                           if not task_id or thread["task_id"] == task_id), key=lambda e: e[0], reverse=True)
         return self._listing("threads/%s" % task_id, params, entries, descending=True)
 
     def _thread(self, thread_id, params):
         cat = self.catalogue
-        if self.legacy or thread_id not in cat.threads:
-            raise Refusal(404, "not_found", "no thread %s" % thread_id)
+        _found(None if self.legacy else cat.threads.get(thread_id), "thread", thread_id)
         entries = [((created, seq), cat.posts[pid]) for created, seq, pid in cat.thread_order[thread_id]]
         posts, cursor = self._page("thread/%s" % thread_id, params, entries)
         return json_reply(200, dict(cat.threads[thread_id], posts=posts, next_cursor=cursor))
@@ -308,10 +279,10 @@ class Routes:
                               "such as 2026-11-29T10:15:02Z") from None
             # Times are kept to the second: a fraction keeps the posts of the next one on.
             since = format_time(moment + _dt.timedelta(seconds=1 if moment.microsecond else 0))
-        if thread_id and thread_id not in cat.threads:
-            raise Refusal(404, "not_found", "no thread %s" % thread_id)
+        if thread_id:
+            _found(cat.threads.get(thread_id), "thread", thread_id)
         if task_id:
-            self._task_or_404(task_id)
+            _found(cat.task(task_id), "task", task_id)
         order = cat.thread_order[thread_id] if thread_id else cat.activity
         entries = [((created, seq), cat.posts[pid]) for created, seq, pid in reversed(order)
                    if created >= since and (not task_id or cat.posts[pid]["task_id"] == task_id)]
@@ -335,36 +306,40 @@ class Routes:
                           % (task["task_id"], task["revision"], fields["revision"]))
         if fields["kind"] is None:
             fields["kind"] = "result" if fields["task_id"] else "note"
-        now = self._now()
-        for seen_at, seen_address, seen_fields, post in self._nonces.get(nonce, ()):
-            if now - seen_at < NONCE_TTL and seen_address == address and seen_fields == fields:
-                return json_reply(200, {"created": False, "post": post})
+        now, use = self._now(), (nonce, address, tuple(sorted(fields.items())))
+        seen = self._nonces.get(use)
+        if nonce is not None and seen is not None and now - seen[0] < NONCE_TTL:
+            return json_reply(200, {"created": False, "post": seen[1]})
         made = self.catalogue.add_post(created_at=now, **fields)
         self.published += 1
         self._keep_published(made["post_id"])
         if self._bot is not None:
             self._bot.schedule(made["post_id"])
         if nonce is not None:
-            self._remember_nonce(nonce, (now, address, fields, made))
+            self._remember_nonce(use, now, made)
         return json_reply(201, {"created": True, "post": made})
 
     def _place(self, fields):
         """The task a publish is about; a reply's ``thread_id`` becomes its target's."""
         cat = self.catalogue
         if fields["task_id"] is not None:
-            return self._task_or_404(fields["task_id"])
+            return _found(cat.task(fields["task_id"]), "task", fields["task_id"])
         thread_id, reply_to = fields["thread_id"], fields["reply_to"]
-        if thread_id is not None and thread_id not in cat.threads:
-            raise Refusal(404, "not_found", "no thread %s" % thread_id)
+        if thread_id is not None:
+            _found(cat.threads.get(thread_id), "thread", thread_id)
         if reply_to is not None:
-            target = cat.posts.get(reply_to)
-            if target is None:
-                raise Refusal(404, "not_found", "no post %s" % reply_to)
+            target = _found(cat.posts.get(reply_to), "post", reply_to)
             if thread_id not in (None, target["thread_id"]):
                 raise Refusal(400, "invalid", "post %s is in thread %s, not %s"
                               % (reply_to, target["thread_id"], thread_id))
             fields["thread_id"] = thread_id = target["thread_id"]
         return cat.task(cat.threads[thread_id]["task_id"])
+
+
+def _found(value, what, name):
+    if value is None:
+        raise Refusal(404, "not_found", "no %s %s" % (what, name))
+    return value
 
 
 def _submission(params):
