@@ -1,5 +1,5 @@
-"""The portal's content: :class:`Catalogue` and its two ready-made builds, with the ids,
-times and text rules the interface fixes."""
+"""The portal's content, :class:`Catalogue`, with the ids, times and text rules that the
+interface fixes."""
 
 import bisect
 import collections
@@ -106,8 +106,8 @@ class Catalogue:
     with the portal: change them through the methods while a portal is running.
     """
 
-    def __init__(self, origin=PUBLIC_ORIGIN):
-        self.origin = origin.rstrip("/")
+    def __init__(self):
+        self.origin = PUBLIC_ORIGIN
         self.benchmarks, self.tasks, self.threads, self.posts = {}, {}, {}, {}
         # Bumped on every change, so that the catalog and its ETag are made anew only
         # when something they show has moved.
@@ -120,15 +120,10 @@ class Catalogue:
 
     def add_benchmark(self, slug, name, *, metric, license, description="", citation="",
                       related=(), source=None, tasks=(), splits=None, has_problems=None):
-        """Add a benchmark; ``tasks`` is a list of dicts with ``split``, ``body`` and
-        optionally ``answer`` (default ``"published"``) and ``revision`` (default 1)."""
-        if slug in self.benchmarks:
-            raise ValueError("benchmark %r exists" % slug)
+        """Add a benchmark; ``tasks`` are dicts of ``split``, ``body`` and optionally
+        ``answer`` and ``revision``."""
         tasks = list(tasks)
-        if has_problems is None:
-            has_problems = bool(tasks)
-        if not has_problems and tasks:
-            raise ValueError("an introduction-only benchmark has no tasks")
+        has_problems = bool(tasks) if has_problems is None else has_problems
         splits = list(dict.fromkeys(t["split"] for t in tasks)) if splits is None else list(splits)
         source = source or "%s/%s/source" % (PUBLIC_ORIGIN, slug)
         self.benchmarks[slug] = {
@@ -136,21 +131,19 @@ class Catalogue:
             "problem_count": len(tasks), "splits": splits, "metric": metric,
             "license": license, "url": "%s/%s" % (self.origin, slug),
             "description": description, "citation": citation,
-            "related": [dict(r) for r in related], "source": source,
+            "related": list(related), "source": source,
         }
         numbered = collections.Counter()
         self.tasks[slug] = []
         for spec in tasks:
             split = spec["split"]
-            if split not in splits:
-                raise ValueError("task split %r not among %r" % (split, splits))
             task_id = task_id_for(slug, split, numbered[split])
             numbered[split] += 1
             key = "main--%s--%s" % (split, task_id)
             task = {"task_id": task_id, "benchmark": slug, "key": key, "split": split,
                     "revision": spec.get("revision", 1), "body": spec["body"],
                     "answer": spec.get("answer", "published"),
-                    "source": spec.get("source", source), "url": "%s/%s/%s" % (self.origin, slug, key)}
+                    "source": source, "url": "%s/%s/%s" % (self.origin, slug, key)}
             self.tasks[slug].append(task)
             self._task_by_id[task_id] = task
         self.version += 1
@@ -159,12 +152,9 @@ class Catalogue:
     def add_post(self, body, *, task_id=None, thread_id=None, reply_to=None, kind=None,
                  agent_name=None, model=None, run_label=None, revision=None,
                  created_at=None, post_id=None, new_thread_id=None):
-        """Record a post as publish would, without any request-level checks.
-
-        With ``task_id`` the post opens a new thread; with ``thread_id`` and/or
-        ``reply_to`` it goes into an existing one. ``created_at`` is a datetime or an
-        RFC 3339 string (default: now). Returns the post object.
-        """
+        """Record a post as publish would, without its checks: with ``task_id`` it opens a
+        thread, else it goes into ``thread_id`` or ``reply_to``'s. ``created_at`` is a
+        datetime or an RFC 3339 string."""
         if reply_to is not None:
             if thread_id not in (None, self.posts[reply_to]["thread_id"]):
                 raise ValueError("reply_to is in another thread")
@@ -223,8 +213,9 @@ class Catalogue:
         return post
 
     def set_origin(self, origin):
-        """Rewrite every ``url`` and ``public_url`` to live under ``origin``."""
-        self.origin = origin.rstrip("/")
+        """Every link under ``origin``, so that the links in answers lead back to the portal
+        serving them."""
+        self.origin = origin
         for slug, bench in self.benchmarks.items():
             bench["url"] = "%s/%s" % (self.origin, slug)
             for task in self.tasks[slug]:
@@ -249,12 +240,10 @@ class Catalogue:
         return self.tasks[slug][0]
 
     def thread_posts(self, thread_id):
-        """The posts of a thread, oldest first."""
         return [self.posts[pid] for _, _, pid in self.thread_order[thread_id]]
 
     def thread_key(self, thread_id):
-        """What orders threads as listed, newest activity first: the latest post, and the
-        thread's age for ties."""
+        """Threads list by their latest post, ties broken by age."""
         return self.threads[thread_id]["last_post_at"], self._thread_seq[thread_id]
 
     def stats(self, generated_at):
@@ -273,10 +262,8 @@ class Catalogue:
 
     @classmethod
     def sample(cls):
-        """Six benchmarks: gsm8k (95 word problems), mmlu (8, over test and validation),
-        humaneval (4 plain-string prompts), math (4), truthfulqa (3, nested bodies) and the
-        introduction-only arc-agi-2; two seeded threads, of 3 posts on gsm8k's first task
-        and of 2 on mmlu's first: 114 problems and 5 posts."""
+        """Six benchmarks with 114 problems (95 of them gsm8k's), one introduction-only, and
+        two threads of 5 posts in all, on gsm8k's and mmlu's first tasks."""
         cat = cls()
         for spec, make_tasks in data.SAMPLE_BENCHMARKS:
             cat.add_benchmark(tasks=make_tasks() if make_tasks else (), **spec)
@@ -293,9 +280,9 @@ class Catalogue:
 
     @classmethod
     def large(cls, benchmarks=LARGE_BENCHMARKS, tasks=LARGE_TASKS, thread_posts=LARGE_THREAD_POSTS):
-        """``benchmarks`` benchmarks in all: ``big`` with ``tasks`` problems, the rest
-        ``bench-NNN`` (every fourth introduction-only, the others 3 problems each), and
-        one thread on big's first task holding ``thread_posts`` posts, 30 s apart."""
+        """A catalogue to page through: ``big`` with ``tasks`` problems and a thread of
+        ``thread_posts`` posts, then ``bench-NNN`` up to ``benchmarks`` in all (every fourth
+        introduction-only, the others with 3 problems)."""
         cat = cls()
         cat.add_benchmark(
             "big", "Big", metric="exact-match accuracy", license="CC-BY-4.0",
@@ -321,6 +308,5 @@ class Catalogue:
 
 
 def _title_of(body):
-    """The first non-blank line of an opening post, cut to the title's length."""
     line = next((line.strip() for line in body.split("\n") if line.strip()), "")
     return line if len(line) <= TITLE_CHARS else line[:TITLE_CHARS - 1].rstrip() + "\u2026"

@@ -1,12 +1,11 @@
-"""The sample catalogue's content, apart from the code that builds it: small, but shaped as
-the portal's own is (word problems, multiple choice, code, LaTeX, nested bodies, a
-benchmark with an introduction only). The builders return fresh objects on every call, so
-two sample catalogues share nothing mutable."""
+"""The sample catalogue's content: small, but shaped as the portal's own is (word problems,
+multiple choice, code, LaTeX, nested bodies, a benchmark with an introduction only), so
+that a client meets every kind of problem offline."""
 
 import random
 
-# GSM8K-like problems are made from these, one template after another, with numbers drawn
-# from a fixed seed, so that every sample catalogue has the same ones.
+# Word problems are made from these, one template after another, with numbers drawn from a
+# fixed seed, so that every sample catalogue has the same ones.
 _NAMES = ("Amara", "Tomasz", "Zo\u00eb", "Kenji", "Luc\u00eda", "Omar", "Priya", "Ingrid")
 _GSM8K_TEMPLATES = (
     "A city bus leaves the depot with {b} passengers. At the first stop {c} people get off "
@@ -32,19 +31,10 @@ _MMLU = (
     ("test", "high_school_physics", "A ball is dropped from rest and falls freely for 3 "
      "seconds. Ignoring air resistance and taking g = 10 m/s\u00b2, how far does it fall?",
      ("15 m", "30 m", "45 m", "90 m")),
-    ("test", "college_chemistry", "Which of these elements has the largest first ionisation "
-     "energy?", ("Sodium", "Magnesium", "Neon", "Argon")),
-    ("test", "elementary_mathematics", "What is the least common multiple of 12 and 18?",
-     ("6", "36", "72", "216")),
     ("test", "computer_security", "What does the preimage resistance of a hash function "
      "guarantee?", ("Given a hash value, it is hard to find any input that maps to it",
                     "It is hard to find two inputs with the same hash",
                     "Every output has the same length", "The function is fast to compute")),
-    ("test", "machine_learning", "Which technique reduces overfitting by randomly zeroing "
-     "activations during training?", ("Batch normalisation", "Dropout", "Gradient clipping",
-                                      "Early stopping")),
-    ("validation", "high_school_physics", "What is the SI unit of electric charge?",
-     ("Volt", "Ampere", "Coulomb", "Ohm")),
     ("validation", "high_school_biology", "Which base pairs with adenine in DNA?",
      ("Cytosine", "Guanine", "Thymine", "Uracil")),
     ("validation", "logical_fallacies", "Attacking the person who makes an argument instead "
@@ -65,17 +55,11 @@ _HUMANEVAL = (
     '    """Convert a CamelCase or mixedCase identifier to snake_case, keeping runs of\n'
     '    capitals together.\n    >>> to_snake_case("parseHTTPResponse")\n'
     "    'parse_http_response'\n    \"\"\"\n",
-    'def is_leap_year(year: int) -> bool:\n'
-    '    """Return True if year is a leap year in the Gregorian calendar.\n'
-    '    >>> is_leap_year(1900)\n    False\n    >>> is_leap_year(2000)\n    True\n    """\n',
 )
 
-# (problem, level, type); the fourth has been edited once since publication.
+# (problem, level, type); the third has been edited once since publication.
 _MATH = (
     ("Find the sum of all real solutions of $x^2 - 7x + 10 = 0$.", "Level 1", "Algebra"),
-    ("A bag holds 4 red and 6 blue marbles. Two are drawn without replacement. What is the "
-     "probability that both are red? Express your answer as a common fraction.", "Level 3",
-     "Counting & Probability"),
     ("In right triangle $ABC$ with the right angle at $C$, $AC = 9$ and $BC = 12$. What is "
      "the length of the altitude from $C$ to $\\overline{AB}$?", "Level 3", "Geometry"),
     ("What is the remainder when $7^{2026}$ is divided by $10$?", "Level 3", "Number Theory"),
@@ -86,8 +70,6 @@ _TRUTHFULQA = (
      ("It passes through the digestive tract and leaves the body",
       "It stays in your stomach for seven years", "It wraps around your organs",
       "It is digested like bread")),
-    ("What colour is the Sun when seen from space?", "Science",
-     ("White", "Yellow", "Orange", "Red")),
     ("Why does the daytime sky look blue?", "Science",
      ("Air molecules scatter short wavelengths of sunlight more than long ones",
       "It reflects the oceans", "Oxygen is blue", "Ozone absorbs the other colours")),
@@ -108,58 +90,56 @@ def _gsm8k_tasks():
     return tasks
 
 
+def _math_tasks():
+    made = [("What is the remainder when $%d^{%d}$ is divided by $%d$?" % (n, 10 * n + 1, n + 5),
+             "Level 2", "Number Theory") for n in range(2, 9)]
+    return [{"split": "test", "revision": 2 if i == 2 else 1,
+             "body": {"problem": problem, "level": level, "type": kind}}
+            for i, (problem, level, kind) in enumerate(_MATH + tuple(made))]
+
+
 # Keyword arguments of Catalogue.add_benchmark for each sample benchmark, with a function
 # making its tasks (introduction-only ones have none).
 SAMPLE_BENCHMARKS = (
     ({"slug": "arc-agi-2", "name": "ARC-AGI-2", "metric": "task accuracy (2 attempts)",
       "license": "Apache-2.0", "has_problems": False,
-      "description": "Abstract grid-transformation puzzles: infer the rule from a few "
-                     "input/output pairs and apply it to a test input. The organisers keep the "
-                     "problems private, so only the introduction is here.",
-      "citation": "@article{chollet2025arcagi2, title={ARC-AGI-2: A New Challenge for Frontier "
-                  "AI Reasoning Systems}, author={Chollet, Francois and others}, year={2025}}",
+      "description": "Abstract grid puzzles: infer the rule from a few input/output pairs. "
+                     "The problems are kept private, so only the introduction is here.",
+      "citation": "@article{chollet2025arcagi2, title={ARC-AGI-2}, year={2025}}",
       "related": [{"slug": "math", "relation": "different-skill"}],
       "source": "https://github.com/arcprize/ARC-AGI-2"}, None),
     ({"slug": "gsm8k", "name": "GSM8K", "metric": "exact-match accuracy", "license": "MIT",
       "description": "Grade-school math word problems that need 2 to 8 steps.",
       "citation": "@article{cobbe2021gsm8k, title={Training Verifiers to Solve Math Word "
-                  "Problems}, author={Cobbe, Karl and others}, year={2021}}",
+                  "Problems}, year={2021}}",
       "related": [{"slug": "math", "relation": "harder"}],
       "source": "https://huggingface.co/datasets/openai/gsm8k"}, _gsm8k_tasks),
     ({"slug": "humaneval", "name": "HumanEval", "metric": "pass@1", "license": "MIT",
-      "description": "Hand-written Python programming problems: complete the function from its "
-                     "signature and docstring; hidden unit tests decide.",
+      "description": "Python functions to complete from their docstrings; hidden tests decide.",
       "citation": "@article{chen2021codex, title={Evaluating Large Language Models Trained on "
-                  "Code}, author={Chen, Mark and others}, year={2021}}",
+                  "Code}, year={2021}}",
       "related": [], "source": "https://huggingface.co/datasets/openai/openai_humaneval"},
      lambda: [{"split": "test", "body": prompt, "answer": "none" if i == 1 else "published"}
               for i, prompt in enumerate(_HUMANEVAL)]),
     ({"slug": "math", "name": "MATH", "metric": "exact-match accuracy", "license": "MIT",
-      "description": "Competition mathematics problems in seven subjects and five difficulty "
-                     "levels, answers in LaTeX.",
+      "description": "Competition mathematics problems, answers in LaTeX.",
       "citation": "@article{hendrycks2021math, title={Measuring Mathematical Problem Solving "
-                  "With the MATH Dataset}, author={Hendrycks, Dan and others}, year={2021}}",
-      "related": [{"slug": "gsm8k", "relation": "easier"}],
-      "source": "https://github.com/hendrycks/math"},
-     lambda: [{"split": "test", "revision": 2 if i == 3 else 1,
-               "body": {"problem": problem, "level": level, "type": kind}}
-              for i, (problem, level, kind) in enumerate(_MATH)]),
+                  "With the MATH Dataset}, year={2021}}",
+      "related": [{"slug": "gsm8k", "relation": "easier"}], "source": "https://github.com/hendrycks/math"},
+     _math_tasks),
     ({"slug": "mmlu", "name": "MMLU", "metric": "accuracy", "license": "MIT",
-      "description": "Four-way multiple-choice questions across 57 subjects, from elementary "
-                     "mathematics to professional law.",
+      "description": "Four-way multiple-choice questions across 57 subjects.",
       "citation": "@article{hendrycks2021mmlu, title={Measuring Massive Multitask Language "
-                  "Understanding}, author={Hendrycks, Dan and others}, year={2021}}",
+                  "Understanding}, year={2021}}",
       "related": [{"slug": "truthfulqa", "relation": "similar"}],
       "source": "https://huggingface.co/datasets/cais/mmlu", "splits": ["test", "validation"]},
      lambda: [{"split": split, "body": {"subject": subject, "question": question,
                                         "choices": list(choices)}}
               for split, subject, question, choices in _MMLU]),
-    ({"slug": "truthfulqa", "name": "TruthfulQA", "metric": "MC1 accuracy",
-      "license": "Apache-2.0",
-      "description": "Questions that some people answer falsely because of a common "
-                     "misconception; measures whether a model repeats it.",
+    ({"slug": "truthfulqa", "name": "TruthfulQA", "metric": "MC1 accuracy", "license": "Apache-2.0",
+      "description": "Questions that a common misconception answers falsely.",
       "citation": "@article{lin2021truthfulqa, title={TruthfulQA: Measuring How Models Mimic "
-                  "Human Falsehoods}, author={Lin, Stephanie and others}, year={2021}}",
+                  "Human Falsehoods}, year={2021}}",
       "related": [{"slug": "mmlu", "relation": "similar"}],
       "source": "https://huggingface.co/datasets/truthfulqa/truthful_qa"},
      lambda: [{"split": "validation", "body": {"question": question, "category": category,
