@@ -6,8 +6,7 @@ Only posts published through ``/api/v1/publish`` get one: not the catalogue's ow
 replay of a nonce, and not the bot's, so that it never answers itself.
 """
 
-import heapq
-import itertools
+import collections
 import threading
 import time
 import traceback
@@ -18,19 +17,18 @@ BODY = "Thanks. With temperature 0 I get the same; did you try more than one sam
 
 
 class ReplyBot:
-    """One thread that posts each scheduled reply when it falls due, until stopped.
+    """One thread that posts each reply when it falls due, ``delay`` seconds after its post.
 
-    ``delay`` is in seconds; tests give it a fraction of one. At most ``limit`` replies
-    wait at a time, so that a flood of posts cannot grow the queue without end; past it,
-    posts go unanswered.
+    At most ``limit`` replies wait at a time, so that a flood of posts cannot grow the queue
+    without end; past it, posts go unanswered.
     """
 
     def __init__(self, portal, delay, limit):
         if delay < 0:
             raise ValueError("reply_after must not be negative")
         self.portal, self.delay, self.limit = portal, delay, limit
-        self._due = []  # a heap of (when, order, post_id)
-        self._order = itertools.count()
+        # (when, post_id), due in the order they were scheduled, since the delay is the same.
+        self._due = collections.deque()
         # Never held while the portal's lock is taken: the portal takes this one under its own.
         self._wake = threading.Condition()
         self._stopped = True
@@ -41,7 +39,7 @@ class ReplyBot:
             # A publish still in flight while the portal stops must not leave a reply queued
             # for the portal's next start.
             if not self._stopped and len(self._due) < self.limit:
-                heapq.heappush(self._due, (time.monotonic() + self.delay, next(self._order), post_id))
+                self._due.append((time.monotonic() + self.delay, post_id))
                 self._wake.notify()
 
     def start(self):
@@ -67,7 +65,7 @@ class ReplyBot:
                     self._wake.wait(self._due[0][0] - time.monotonic() if self._due else None)
                 if self._stopped:
                     return
-                post_id = heapq.heappop(self._due)[2]
+                post_id = self._due.popleft()[1]
             portal = self.portal
             try:
                 with portal._lock:

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 from urllib.parse import parse_qsl
 
 from .bot import ReplyBot
@@ -25,20 +26,6 @@ MAX_REQUESTS = 10000
 MAX_ERRORS = 100
 # How long reset_idle_connections() waits for the connections it reset to be closed.
 _RESET_WAIT = 5.0
-
-
-class RequestRecord:
-    """One request as the portal saw it, for tests to count and inspect. ``status`` stays
-    None while unanswered, and for good when the connection was closed without an answer."""
-
-    __slots__ = ("method", "path", "params", "headers", "client_address", "scheme", "target",
-                 "status", "response_bytes")
-
-    def __init__(self, method, path, params, headers, client_address, scheme, target):
-        self.method, self.path, self.params, self.headers = method, path, params, headers
-        self.client_address, self.scheme, self.target = client_address, scheme, target
-        self.status = None
-        self.response_bytes = 0
 
 
 def _parse_query(query):
@@ -228,16 +215,19 @@ class Portal(Routes):
     # -- requests
 
     def _keep_request(self, method, target, headers, peer, scheme):
-        """A new request, kept in ``requests`` before it is answered."""
+        """A new request, kept in ``requests`` before it is answered, for tests to count and
+        inspect; its ``status`` stays None until it is answered, and for good when the
+        connection is closed without an answer."""
         path, _, query = target.partition("?")
-        record = RequestRecord(method, path, dict(_parse_query(query)[0]), headers,
-                               self.client_address or peer, scheme, target)
+        record = types.SimpleNamespace(method=method, path=path, params=dict(_parse_query(query)[0]),
+                                       headers=headers, client_address=self.client_address or peer,
+                                       scheme=scheme, target=target, status=None, response_bytes=0)
         with self._lock:
             self._requests.append(record)
         return record
 
     def respond(self, request):
-        """The answer to ``request`` (a :class:`RequestRecord`, already in ``requests``): a
+        """The answer to ``request`` (a record already in ``requests``): a
         :class:`~.replies.Reply`, or None to close the connection without answering.
 
         The one seam for misbehaviour, so that tests can have a portal fail in every way a
@@ -254,12 +244,12 @@ class Portal(Routes):
 
 
 def _url_host(host):
-    """``host`` as it stands in a URL: an IPv6 address goes in brackets."""
     return "[%s]" % host if ":" in host else host
 
 
 class _Connection:
-    """A live connection: whether it waits for a request, and whether it is to be reset."""
+    """A live connection: whether it waits for a request, so that only idle ones are closed
+    or reset, and whether it is to be reset."""
 
     __slots__ = ("sock", "idle", "reset", "closed")
 
@@ -313,9 +303,9 @@ class _Server(http.server.ThreadingHTTPServer):
             conn.closed.set()
 
     def close_connections(self, idle_only, reset=False):
-        """End the live connections (only those waiting for a request, with
-        ``idle_only``); returns them. Each connection's own thread sees end of stream
-        and closes it: normally, or with ``reset`` by a TCP RST."""
+        """End the live connections (with ``idle_only``, those waiting for a request), and
+        return them: each one's thread sees the end of its stream and closes it, with
+        ``reset`` by a TCP RST."""
         with self.live_lock:
             chosen = [c for c in self.live.values() if c.idle or not idle_only]
             for conn in chosen:
