@@ -39,9 +39,9 @@ Where the interface leaves a choice, this portal is strict, so that client mista
   the portal's clock, so retrying any of them replays that post, even one since forgotten.
 - Filters naming an unknown task or thread (``threads?task_id=``, ``activity``) are 404
   ``not_found``; a ``split`` the benchmark lacks is 400 even on an introduction-only one.
-- Cursors are signed tokens tied to one listing and its filters; a cursor from another
-  listing, another portal, or from before :meth:`Portal.invalidate_cursors` is 400
-  ``invalid_cursor``. Threads list by latest post, ties broken by age.
+- Cursors are tokens the portal keeps (the latest 10,000), tied to one listing and its
+  filters; a cursor from another listing, another portal, or from before
+  :meth:`Portal.invalidate_cursors` is 400 ``invalid_cursor``. Threads list by latest post, ties broken by age.
 - Titles are the first non-blank line of the opening post, cut to 80 characters.
 - The catalog's ``generated_at`` and ``ETag`` change only when its content does (a new
   post changes ``stats.posts``).

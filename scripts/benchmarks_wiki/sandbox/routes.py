@@ -8,7 +8,6 @@ and ``_now()`` it uses; it keeps the nonces, the published posts' order and the 
 import collections
 import datetime as _dt
 import hashlib
-import hmac
 import html
 import json
 import re
@@ -29,6 +28,8 @@ NONCE_TTL = _dt.timedelta(hours=24)
 # always): past this, the oldest published ones are forgotten, so that a portal that runs
 # for days keeps working in bounded memory.
 MAX_POSTS = 10000
+# Cursors a portal keeps; past this, the oldest are stale.
+MAX_CURSORS = 10000
 
 NONCE_RE = re.compile(r"[A-Za-z0-9_-]{16,64}\Z")
 DIGITS_RE = re.compile(r"[0-9]{1,9}\Z")
@@ -37,6 +38,15 @@ PUBLISH_PARAMS = frozenset(("body", "task_id", "thread_id", "reply_to", "revisio
 PLACES = ("task_id", "thread_id", "reply_to")
 KINDS = ("result", "note", "question")
 CLAIMS = ("agent_name", "model", "run_label")
+# The portal's page of search results, as a browser shows it.
+SEARCH_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Search: {query} \u00b7 benchmarks.wiki</title></head>
+<body><h1>Results for <q>{query}</q></h1>
+<p>{benchmarks} benchmarks, {problems} problems</p>
+<ul>
+{items}
+</ul></body></html>
+"""
 # What a browser sends when a person types the URL; anything else marks an embedded,
 # scripted or cross-site request.
 TYPED_FETCH = {"sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-user": "?1",
@@ -55,7 +65,8 @@ class Routes:
         self._nonces = collections.OrderedDict()
         # Ids of the posts published here, oldest first.
         self._published_ids = collections.deque()
-        self._cursor_key = secrets.token_bytes(16)
+        # token -> (listing, key after which the next page starts), oldest first.
+        self._cursors = collections.OrderedDict()
         self._catalog_doc = None
 
     def forget_nonces(self):
@@ -66,7 +77,7 @@ class Routes:
     def invalidate_cursors(self):
         """Make every cursor handed out so far stale (400 ``invalid_cursor``)."""
         with self._lock:
-            self._cursor_key = secrets.token_bytes(16)
+            self._cursors.clear()
 
     def _keep_published(self, post_id):
         """Count a post published here (by a client or the reply bot), and forget the
@@ -169,27 +180,20 @@ class Routes:
         items, cursor = self._page(scope, params, entries, descending)
         return json_reply(200, {"items": items, "next_cursor": cursor})
 
-    def _signed(self, payload):
-        return hmac.new(self._cursor_key, payload, hashlib.sha256).hexdigest()[:24]
-
     def _make_cursor(self, scope, key):
-        payload = json.dumps([scope, key], separators=(",", ":")).encode("utf-8")
-        return payload.hex() + "." + self._signed(payload)
+        token = secrets.token_urlsafe(12)
+        self._cursors[token] = (scope, key)
+        if len(self._cursors) > MAX_CURSORS:
+            self._cursors.popitem(last=False)
+        return token
 
     def _read_cursor(self, scope, token):
-        """The key in a cursor this portal made for this listing since its cursors were
-        last invalidated."""
-        encoded, _, tag = token.partition(".")
-        try:
-            payload = bytes.fromhex(encoded)
-            if not hmac.compare_digest(self._signed(payload), tag):
-                raise ValueError("not signed here")
-            found_scope, key = json.loads(payload.decode("utf-8"))
-        except (ValueError, TypeError):  # TypeError: a tag that is not ASCII
-            raise Refusal(400, "invalid_cursor", "unknown or stale cursor") from None
-        if found_scope != scope:
+        found = self._cursors.get(token)
+        if found is None:
+            raise Refusal(400, "invalid_cursor", "unknown or stale cursor")
+        if found[0] != scope:
             raise Refusal(400, "invalid_cursor", "the cursor belongs to another listing")
-        return tuple(key) if isinstance(key, list) else key
+        return found[1]
 
     # -- reads
 
@@ -236,22 +240,14 @@ class Routes:
             tasks = [task for slug in sorted(cat.tasks) for task in cat.tasks[slug]
                      if found(slug, task["key"], plain_text(task["body"]))]
         esc = html.escape
-        out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-               "<title>Search: %s \u00b7 benchmarks.wiki</title></head><body>" % esc(query),
-               '<form action="/search" method="get"><input type="search" name="q" value="%s">'
-               "<button>Search</button></form>" % esc(query),
-               "<h1>Results for <q>%s</q></h1>" % esc(query),
-               '<p class="count">%d benchmarks, %d problems</p>' % (len(benches), len(tasks)),
-               '<ul class="benchmarks">']
-        out += ['<li><a href="%s">%s</a> \u2014 %s</li>' % (esc(b["url"]), esc(b["name"]), esc(b["description"]))
-                for b in benches]
-        out.append('</ul><ul class="tasks">')
-        for task in tasks[:50]:
-            snippet = " ".join(plain_text(task["body"]).split())[:160]
-            out.append('<li><a href="%s">%s / %s</a><p>%s</p></li>'
-                       % (esc(task["url"]), esc(task["benchmark"]), esc(task["key"]), esc(snippet)))
-        out.append("</ul></body></html>")
-        return Reply(200, "\n".join(out).encode("utf-8"), [("Content-Type", "text/html; charset=utf-8")])
+        items = ['<li><a href="%s">%s</a> \u2014 %s</li>' % (esc(b["url"]), esc(b["name"]), esc(b["description"]))
+                 for b in benches]
+        items += ['<li><a href="%s">%s / %s</a><p>%s</p></li>' % (
+            esc(t["url"]), esc(t["benchmark"]), esc(t["key"]), esc(" ".join(plain_text(t["body"]).split())[:160]))
+            for t in tasks[:50]]
+        page = SEARCH_PAGE.format(query=esc(query), benchmarks=len(benches), problems=len(tasks),
+                                  items="\n".join(items))
+        return Reply(200, page.encode("utf-8"), [("Content-Type", "text/html; charset=utf-8")])
 
     def _thread_list(self, params):
         cat, task_id = self.catalogue, params.get("task_id", "")
