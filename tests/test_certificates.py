@@ -128,7 +128,7 @@ def test_files_are_private_and_removed_with_their_own_folder(umask_022, monkeypa
     with open(made.ca_file, encoding="ascii") as ca:
         assert ca.read().startswith("-----BEGIN CERTIFICATE-----\n")
     with open(keyfile, encoding="ascii") as key:
-        assert key.read().startswith("-----BEGIN PRIVATE KEY-----\n")
+        assert key.read().startswith("-----BEGIN EC PRIVATE KEY-----\n")
     made.remove()
     made.remove()
     assert not os.path.exists(made.folder)
@@ -183,18 +183,25 @@ def test_a_certificate_is_named_by_a_plain_file_name_other_than_the_cas(fresh, n
         fresh.issue(name)
 
 
-def test_miller_rabin():
-    assert certificates._probably_prime(2 ** 127 - 1) and certificates._probably_prime(65537)
-    for composite in (561, 41041, 2 ** 128 + 1, (2 ** 61 - 1) * (2 ** 89 - 1)):
-        assert not certificates._probably_prime(composite)
+def test_the_curve_is_p256():
+    x, y = certificates.G
+    assert (y * y - x ** 3 + 3 * x - certificates.B) % certificates.P == 0
+    assert certificates.multiply(certificates.N, certificates.G) is None
 
 
-def test_a_key_signs_as_pkcs1_v1_5():
-    key = certificates.RsaKey(2 ** 521 - 1, 2 ** 607 - 1)
-    signature = int.from_bytes(key.sign(b"message"), "big")
-    padded = pow(signature, key.e, key.n).to_bytes(key.size, "big")
-    digest_info = bytes.fromhex("3031300d060960864801650304020105000420") + hashlib.sha256(b"message").digest()
-    assert padded.startswith(b"\x00\x01\xff") and padded.endswith(b"\xff\x00" + digest_info)
+def test_a_key_signs_as_ecdsa_with_sha256():
+    key = certificates.EcKey(secret=0xC0FFEE)
+    signature = key.sign(b"message")
+    assert signature[0] == 0x30 and signature[2] == 0x02
+    size = signature[3]
+    r = int.from_bytes(signature[4:4 + size], "big")
+    s = int.from_bytes(signature[6 + size:], "big")
+    digest = int.from_bytes(hashlib.sha256(b"message").digest(), "big")
+    inverse = pow(s, -1, certificates.N)
+    public = certificates.multiply(key.secret, certificates.G)
+    found = certificates.add(certificates.multiply(digest * inverse % certificates.N, certificates.G),
+                             certificates.multiply(r * inverse % certificates.N, public))
+    assert found[0] % certificates.N == r
 
 
 def test_der_encoding():

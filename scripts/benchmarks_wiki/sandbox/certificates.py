@@ -1,11 +1,11 @@
 """A throwaway certificate authority in standard-library Python, for the portal's HTTPS.
 
 The portal must speak HTTPS that an unmodified client verifies, on machines that may have
-no ``openssl`` binary and no third-party package, so this module makes RSA-2048 keys
-(Miller-Rabin primes drawn with :mod:`secrets`) and DER-encodes X.509 v3 certificates
-signed with sha256WithRSAEncryption (PKCS#1 v1.5): one CA, and server certificates signed
-by it or by themselves. They pass OpenSSL's strict checks (``VERIFY_X509_STRICT``, the
-default from Python 3.13).
+no ``openssl`` binary and no third-party package, so this module makes P-256 keys and
+DER-encodes X.509 v3 certificates signed with ECDSA and SHA-256: one CA, and server
+certificates signed by it or by themselves. They pass OpenSSL's strict checks
+(``VERIFY_X509_STRICT``, the default from Python 3.13). Elliptic-curve keys, unlike RSA
+ones, are made at once: a sandbox starts without a wait for primes.
 
 A client told to trust this CA must not be exposed by it to anything but the sandbox:
 
@@ -22,7 +22,6 @@ import base64
 import datetime as _dt
 import hashlib
 import ipaddress
-import math
 import os
 import secrets
 import shutil
@@ -31,47 +30,35 @@ import tempfile
 import textwrap
 import weakref
 
-KEY_BITS = 2048
-PUBLIC_EXPONENT = 65537
 VALID_DAYS = 2
 BACKDATED = _dt.timedelta(hours=1)
-ORGANIZATION = "benchmarks-wiki sandbox"
 # The names every sandbox CA may vouch for, besides the hosts it is made for.
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 
-# FIPS 186-4, table C.3: five rounds leave a random 1024-bit candidate's error below 2**-100.
-_ROUNDS = 5
-
-
-def _odd_primes_below(limit):
-    sieve = bytearray([1]) * limit
-    for n in range(2, math.isqrt(limit) + 1):
-        if sieve[n]:
-            sieve[n * n::n] = bytes(len(range(n * n, limit, n)))
-    return [n for n in range(3, limit, 2) if sieve[n]]
-
-
-# A candidate sharing a factor with this is no prime; one gcd with it is far cheaper than
-# the modular exponentiation that it saves for nine candidates in ten.
-_SMALL_PRIMES_PRODUCT = math.prod(_odd_primes_below(1 << 16))
+# The curve P-256 (FIPS 186-4, D.1.2.3): y^2 = x^3 - 3x + b over the integers modulo P,
+# whose point G generates a group of prime order N.
+P = 2 ** 256 - 2 ** 224 + 2 ** 192 + 2 ** 96 - 1
+B = 0x5AC635D8AA3A93E7B3EBBD55769886BC651D06B0CC53B0F63BCE3C3E27D2604B
+N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+G = (0x6B17D1F2E12C4247F8BCE6E563A440F277037D812DEB33A0F4A13945D898C296,
+     0x4FE342E2FE1A7F9B8EE7EB4A7C0F9E162BCE33576B315ECECBB6406837BF51F5)
 
 # DER tags.
-_BOOLEAN, _INTEGER, _BIT_STRING, _OCTET_STRING, _NULL, _OID = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06
+_BOOLEAN, _INTEGER, _BIT_STRING, _OCTET_STRING, _OID = 0x01, 0x02, 0x03, 0x04, 0x06
 _UTF8, _UTC_TIME, _GENERALIZED_TIME, _SEQUENCE, _SET = 0x0C, 0x17, 0x18, 0x30, 0x31
 
-_RSA_ENCRYPTION = "1.2.840.113549.1.1.1"
-_SHA256_WITH_RSA = "1.2.840.113549.1.1.11"
-_SHA256 = "2.16.840.1.101.3.4.2.1"
-_COMMON_NAME, _ORGANIZATION = "2.5.4.3", "2.5.4.10"
+_EC_PUBLIC_KEY, _PRIME256V1 = "1.2.840.10045.2.1", "1.2.840.10045.3.1.7"
+_ECDSA_WITH_SHA256 = "1.2.840.10045.4.3.2"
+_COMMON_NAME = "2.5.4.3"
 _SUBJECT_KEY_ID, _KEY_USAGE, _SUBJECT_ALT_NAME = "2.5.29.14", "2.5.29.15", "2.5.29.17"
 _BASIC_CONSTRAINTS, _NAME_CONSTRAINTS = "2.5.29.19", "2.5.29.30"
 _EXT_KEY_USAGE, _AUTHORITY_KEY_ID = "2.5.29.37", "2.5.29.35"
 _SERVER_AUTH = "1.3.6.1.5.5.7.3.1"
 
 # keyUsage as DER named bit strings (unused-bit count first): bits 5 and 6 for a CA,
-# bits 0 and 2 for a TLS server with an RSA key.
+# bit 0 for a TLS server signing with its key.
 _CA_KEY_USAGE = b"\x01\x06"
-_SERVER_KEY_USAGE = b"\x05\xa0"
+_SERVER_KEY_USAGE = b"\x07\x80"
 
 
 # ---------------------------------------------------------------------------- DER
@@ -115,11 +102,6 @@ def _context(number, content, constructed=True):
     return _tlv((0xA0 if constructed else 0x80) | number, content)
 
 
-def _algorithm(dotted):
-    # RFC 4055 wants explicit NULL parameters for the RSA PKCS#1 v1.5 algorithms.
-    return _sequence(_oid(dotted), _tlv(_NULL, b""))
-
-
 def _time(moment):
     # RFC 5280 section 4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050 on.
     if moment.year < 2050:
@@ -128,10 +110,7 @@ def _time(moment):
 
 
 def _name(common_name):
-    def attribute(dotted, text):
-        return _tlv(_SET, _sequence(_oid(dotted), _tlv(_UTF8, text.encode("utf-8"))))
-
-    return _sequence(attribute(_ORGANIZATION, ORGANIZATION), attribute(_COMMON_NAME, common_name))
+    return _sequence(_tlv(_SET, _sequence(_oid(_COMMON_NAME), _tlv(_UTF8, common_name.encode("utf-8")))))
 
 
 def _general_name(host, mask=False):
@@ -149,88 +128,63 @@ def _pem(label, der):
     return "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, lines, label)
 
 
-# ---------------------------------------------------------------------------- RSA
+# ---------------------------------------------------------------------------- ECDSA
 
 
-def _composite_by(base, n, odd, twos):
-    """Whether ``base`` proves ``n`` composite (a Miller-Rabin witness); n - 1 = odd * 2**twos."""
-    x = pow(base, odd, n)
-    if x == 1 or x == n - 1:
-        return False
-    for _ in range(twos - 1):
-        x = x * x % n
-        if x == n - 1:
-            return False
-    return True
+def add(p, q):
+    """The sum of two points of the curve; None is the point at infinity."""
+    if p is None or q is None:
+        return q if p is None else p
+    if p[0] == q[0] and (p[1] + q[1]) % P == 0:
+        return None
+    if p == q:
+        slope = 3 * (p[0] * p[0] - 1) * pow(2 * p[1], -1, P)
+    else:
+        slope = (q[1] - p[1]) * pow(q[0] - p[0], -1, P)
+    x = (slope * slope - p[0] - q[0]) % P
+    return x, (slope * (p[0] - x) - p[1]) % P
 
 
-def _probably_prime(n, rounds=_ROUNDS):
-    """Miller-Rabin: base 2 first, then ``rounds`` random bases. Most candidates that reach
-    here are composite and base 2 rejects them, at about three quarters of the cost of a
-    random base, since CPython multiplies by a one-digit base cheaply."""
-    odd, twos = n - 1, 0
-    while not odd & 1:
-        odd >>= 1
-        twos += 1
-    if _composite_by(2, n, odd, twos):
-        return False
-    return not any(_composite_by(secrets.randbelow(n - 3) + 2, n, odd, twos) for _ in range(rounds))
+def multiply(k, point):
+    """``k`` times ``point``, by doubling and adding."""
+    result = None
+    while k:
+        if k & 1:
+            result = add(result, point)
+        point, k = add(point, point), k >> 1
+    return result
 
 
-def _prime(bits):
-    """A random prime of exactly ``bits`` bits whose p - 1 is prime to the public exponent."""
-    while True:
-        # The top two bits set make the product of two such primes exactly twice as long.
-        candidate = secrets.randbits(bits) | (0b11 << (bits - 2)) | 1
-        while candidate.bit_length() == bits:
-            # The exponent is prime, so it has an inverse modulo p - 1 unless it divides it.
-            if (candidate % PUBLIC_EXPONENT != 1 and math.gcd(candidate, _SMALL_PRIMES_PRODUCT) == 1
-                    and _probably_prime(candidate)):
-                return candidate
-            candidate += 2
+class EcKey:
+    """A P-256 private key: made, used to sign, and written as PEM."""
 
-
-class RsaKey:
-    """An RSA private key: made, used to sign, and written as PKCS#8 PEM."""
-
-    def __init__(self, p, q, e=PUBLIC_EXPONENT):
-        self.p, self.q, self.e = p, q, e
-        self.n = p * q
-        self.d = pow(e, -1, (p - 1) * (q - 1) // math.gcd(p - 1, q - 1))
-        self.size = (self.n.bit_length() + 7) // 8
-
-    @classmethod
-    def generate(cls, bits=KEY_BITS):
-        while True:
-            p, q = _prime(bits // 2), _prime(bits // 2)
-            if p != q:
-                return cls(max(p, q), min(p, q))
+    def __init__(self, secret=None):
+        self.secret = secret or secrets.randbelow(N - 1) + 1
+        x, y = multiply(self.secret, G)
+        self.point = b"\x04" + x.to_bytes(32, "big") + y.to_bytes(32, "big")
 
     def public_key_info(self):
         """The SubjectPublicKeyInfo that a certificate carries."""
-        return _sequence(_algorithm(_RSA_ENCRYPTION), _bits(_sequence(_integer(self.n), _integer(self.e))))
+        return _sequence(_sequence(_oid(_EC_PUBLIC_KEY), _oid(_PRIME256V1)), _bits(self.point))
 
     def identifier(self):
         # RFC 7093 method 1: SHA-256 of the key's bits, cut to 160 bits, so SHA-1 is never needed.
-        return hashlib.sha256(_sequence(_integer(self.n), _integer(self.e))).digest()[:20]
+        return hashlib.sha256(self.point).digest()[:20]
 
     def sign(self, data):
-        """The PKCS#1 v1.5 signature of ``data`` with SHA-256."""
-        digest_info = _sequence(_algorithm(_SHA256), _tlv(_OCTET_STRING, hashlib.sha256(data).digest()))
-        padded = b"\x00\x01" + b"\xff" * (self.size - len(digest_info) - 3) + b"\x00" + digest_info
-        message = int.from_bytes(padded, "big")
-        # The Chinese remainder theorem: two half-size exponentiations instead of one.
-        p, q = self.p, self.q
-        low, high = pow(message, self.d % (q - 1), q), pow(message, self.d % (p - 1), p)
-        signature = low + (pow(q, -1, p) * (high - low) % p) * q
-        return signature.to_bytes(self.size, "big")
+        """The DER ECDSA signature of ``data`` with SHA-256 (FIPS 186-4, 6.4)."""
+        digest = int.from_bytes(hashlib.sha256(data).digest(), "big")
+        while True:
+            nonce = secrets.randbelow(N - 1) + 1
+            r = multiply(nonce, G)[0] % N
+            s = pow(nonce, -1, N) * (digest + r * self.secret) % N
+            if r and s:
+                return _sequence(_integer(r), _integer(s))
 
     def private_pem(self):
-        p, q, d = self.p, self.q, self.d
-        fields = (0, self.n, self.e, d, p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))
-        private = _sequence(*(_integer(value) for value in fields))
-        return _pem("PRIVATE KEY", _sequence(_integer(0), _algorithm(_RSA_ENCRYPTION),
-                                             _tlv(_OCTET_STRING, private)))
+        # SEC 1 (RFC 5915): version 1, the secret, the curve and the public point.
+        return _pem("EC PRIVATE KEY", _sequence(_integer(1), _tlv(_OCTET_STRING, self.secret.to_bytes(32, "big")),
+                                                _context(0, _oid(_PRIME256V1)), _context(1, _bits(self.point))))
 
 
 # ---------------------------------------------------------------------------- certificates
@@ -271,7 +225,7 @@ def certificate(subject, key, issuer, issuer_key, extensions):
     validity = _sequence(_time(now - BACKDATED), _time(now + _dt.timedelta(days=VALID_DAYS)))
     # Positive, non-zero and at most 20 octets, as RFC 5280 section 4.1.2.2 asks.
     serial = secrets.randbits(127) | 1
-    signed = _algorithm(_SHA256_WITH_RSA)
+    signed = _sequence(_oid(_ECDSA_WITH_SHA256))
     tbs = _sequence(_context(0, _integer(2)), _integer(serial), signed, issuer, validity, subject,
                     key.public_key_info(), _context(3, _sequence(*extensions)))
     return _sequence(tbs, signed, _bits(issuer_key.sign(tbs)))
@@ -323,7 +277,7 @@ class Authority:
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
         self.hosts = tuple(dict.fromkeys(LOCAL_HOSTS + tuple(hosts)))
         self.pairs = {}
-        self._key = RsaKey.generate()
+        self._key = EcKey()
         self._subject = _name("benchmarks-wiki sandbox CA")
         ca = certificate(self._subject, self._key, self._subject, self._key, _ca_extensions(self._key, self.hosts))
         self.ca_file = self._write("ca.pem", _pem("CERTIFICATE", ca))
@@ -334,7 +288,7 @@ class Authority:
         records its ``(certfile, keyfile)``."""
         if os.sep in name or name in ("", ".", "..", "ca"):
             raise ValueError("a certificate name is a plain file name other than ca: %r" % name)
-        key = RsaKey.generate()
+        key = EcKey()
         issuer, issuer_key = (_name(name), key) if self_signed else (self._subject, self._key)
         der = certificate(_name(name), key, issuer, issuer_key, _server_extensions(key, issuer_key, hosts))
         self.pairs[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
