@@ -884,7 +884,7 @@ def test_standalone_serves_until_interrupted():
 
 def test_the_sandbox_command_shows_the_sandbox_defaults():
     from benchmarks_wiki.cli.table import BY_NAME, destination
-    from benchmarks_wiki.sandbox import catalogue, serving
+    from benchmarks_wiki.sandbox import catalogue, server as serving
 
     options = {destination(argument): argument.options for argument in BY_NAME["sandbox"].arguments}
     shown = tuple(options[name]["default"] for name in ("port", "host", "reply_after"))

@@ -54,8 +54,7 @@ from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS,
                         SAMPLE_SECOND_THREAD_ID, SAMPLE_THREAD_ID, TASK_NAMESPACE, Catalogue,
                         format_time, parse_time, task_id_for)
 from .certificates import Authority
-from .server import Portal
-from .serving import serve
+from .server import Portal, serve
 
 __all__ = ["Authority", "Catalogue", "PUBLIC_ORIGIN", "Portal", "SAMPLE_POST_IDS",
            "SAMPLE_SECOND_POST_IDS", "SAMPLE_SECOND_THREAD_ID", "SAMPLE_THREAD_ID", "TASK_NAMESPACE",

@@ -9,6 +9,7 @@ import collections
 import datetime as _dt
 import hashlib
 import html
+import http
 import json
 import re
 import secrets
@@ -16,7 +17,6 @@ import traceback
 from urllib.parse import unquote
 
 from .catalogue import Catalogue, format_time, normalise_text, parse_time, plain_text, task_markdown
-from .replies import JSON_TYPE, Refusal, Reply, error_reply, json_reply
 
 MAX_URL_BYTES = 8192
 MAX_BODY_BYTES = 2048
@@ -51,6 +51,66 @@ SEARCH_PAGE = """<!DOCTYPE html>
 # scripted or cross-site request.
 TYPED_FETCH = {"sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-user": "?1",
                "sec-fetch-dest": "document"}
+
+
+JSON_TYPE = "application/json; charset=utf-8"
+# The error code of each status the portal may answer with: for its own refusals, those
+# http.server makes by itself, and what a gateway in front of it would say.
+DEFAULT_CODES = {
+    400: "invalid",
+    404: "not_found",
+    405: "method_not_allowed",
+    414: "uri_too_long",
+    429: "rate_limited",
+    431: "headers_too_large",
+    500: "internal",
+    501: "not_implemented",
+    502: "bad_gateway",
+    503: "unavailable",
+    504: "gateway_timeout",
+    505: "http_version_not_supported",
+}
+
+
+class Reply:
+    """An answer to write: status, headers and body.
+
+    ``body`` is bytes, or an iterable of bytes written piece by piece as it is made, after
+    which the connection ends. ``length``, when given, is the Content-Length declared in
+    place of the body's own; a body shorter than it also ends the connection.
+    """
+
+    __slots__ = ("status", "headers", "body", "length")
+
+    def __init__(self, status, body=b"", headers=None, length=None):
+        self.status = status
+        self.body = body
+        self.headers = list(headers or ())
+        self.length = length
+
+
+class Refusal(Exception):
+    """Raised while routing a request to answer it with a JSON error."""
+
+    def __init__(self, status, code, message, headers=None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers
+
+
+def json_reply(status, obj, headers=None):
+    body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return Reply(status, body, [("Content-Type", JSON_TYPE)] + list(headers or ()))
+
+
+def error_reply(status, code, message, headers=None):
+    return json_reply(status, {"error": {"code": code, "message": message}}, headers)
+
+
+def phrase(status):
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 class Routes:

@@ -1,9 +1,13 @@
-"""The running portal: :class:`Portal` (lifecycle, counters, connections) and the threaded
-HTTPS server underneath it."""
+"""The running portal: :class:`Portal` (lifecycle, counters, connections), the threaded
+HTTPS server underneath it, and :func:`serve`, which runs one for a person."""
 
 import collections
 import datetime as _dt
+import gzip
 import http.server
+import re
+import shlex
+import signal
 import socket
 import socketserver
 import ssl
@@ -18,12 +22,17 @@ from urllib.parse import parse_qsl
 from .bot import ReplyBot
 from .catalogue import UTC, Catalogue
 from .certificates import Authority
-from .replies import DEFAULT_CODES, accepts_gzip, error_reply, gzip_reply, phrase
-from .routes import MAX_POSTS, Routes
+from .routes import DEFAULT_CODES, MAX_POSTS, Routes, error_reply, phrase
 
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
 MAX_ERRORS = 100
+# Media types whose 200 answers are compressed for a client that accepts gzip.
+COMPRESSIBLE_TYPES = ("application/json", "text/html", "text/markdown")
+# An RFC 9110 qvalue: 0 to 1 with at most three decimals.
+_QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
+
+
 # How long reset_idle_connections() waits for the connections it reset to be closed.
 _RESET_WAIT = 5.0
 
@@ -243,6 +252,37 @@ class Portal(Routes):
         return gzip_reply(reply) if accepts_gzip(headers) else reply
 
 
+def accepts_gzip(headers):
+    """Whether the request's ``Accept-Encoding`` (every one of them, as one list) lists
+    ``gzip`` first with a quality above zero; a malformed quality refuses it."""
+    listed = ",".join(value for name, value in headers if name.lower() == "accept-encoding")
+    for entry in listed.split(","):
+        coding, _, parameters = entry.partition(";")
+        if coding.strip().lower() == "gzip":
+            for parameter in parameters.split(";"):
+                name, _, value = parameter.partition("=")
+                if name.strip().lower() == "q":
+                    return _QVALUE_RE.match(value.strip()) is not None and float(value) > 0
+            return True
+    return False
+
+
+def gzip_reply(reply):
+    """Compress a 200 answer's JSON, HTML or Markdown body in place, as a web server does
+    for a client that accepts gzip; any other answer is left alone."""
+    headers = {name.lower(): value for name, value in reply.headers}
+    media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    if (reply.status != 200 or not reply.body or media_type not in COMPRESSIBLE_TYPES
+            or "content-encoding" in headers):
+        return reply
+    reply.body = gzip.compress(reply.body, mtime=0)
+    # The compressed bytes differ from the plain ones, so a strong validator turns weak.
+    reply.headers = [(name, "W/" + value if name.lower() == "etag" and not value.startswith("W/") else value)
+                     for name, value in reply.headers]
+    reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
+    return reply
+
+
 def _url_host(host):
     return "[%s]" % host if ":" in host else host
 
@@ -411,3 +451,67 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._write(error_reply(code, DEFAULT_CODES.get(code, "error"), message or phrase(code) or "error"))
         except OSError:
             pass
+
+
+# ---------------------------------------------------------------------------- by hand
+
+DEFAULT_PORT = 0  # any free port
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_REPLY_AFTER = 3.0
+
+
+def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, replies=False,
+          reply_after=DEFAULT_REPLY_AFTER, out=None, stop=None):
+    """Serve a sandbox portal on ``host``:``port`` (0: any free port) until Ctrl-C, SIGTERM
+    or ``stop`` (a :class:`threading.Event`) is set; returns 0 then, or 1 after one line on
+    stderr when it cannot start. ``large``, ``legacy``, ``replies`` and ``reply_after`` are
+    the sandbox command's options. It prints to ``out`` (standard output by default) that
+    it is a sandbox, its origin, its CA, the two ``export`` lines a client's shell needs,
+    and how to stop it.
+    """
+    out = sys.stdout if out is None else out
+    stop = threading.Event() if stop is None else stop
+    # Its own CA always, even in a process whose tests set Portal.default_certificates.
+    portal = Portal(Catalogue.large() if large else Catalogue.sample(), legacy=legacy,
+                    certificates="own", replies=replies, reply_after=reply_after)
+    try:
+        portal.start(port=port, host=host)
+    except (OSError, OverflowError) as error:  # OverflowError: a port past 65535
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        print("cannot serve on %s:%s: %s" % (host, port, reason), file=sys.stderr)
+        return 1
+    try:
+        lines = ["benchmarks-wiki sandbox (%s catalogue): a local stand-in for the portal; nothing "
+                 "posted here is public." % ("large" if large else "sample"),
+                 "Origin: %s" % portal.origin]
+        if replies:
+            lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
+        # The client's own variable, not SSL_CERT_FILE: the other programs of the shell
+        # the lines are pasted into go on trusting the system's CAs, and only them.
+        lines += ["CA: %s, made for this run and deleted when it stops; trusted only through "
+                  "BENCHMARKS_WIKI_CA_FILE, never added to any trust store." % portal.ca_file,
+                  "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
+                  "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
+                  "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
+        out.write("\n".join(lines) + "\n")
+        out.flush()
+        _wait(stop)
+    finally:
+        portal.stop()
+    return 0
+
+
+def _wait(stop):
+    """Until ``stop`` is set, Ctrl-C, or (in the main thread, the only one that may handle
+    signals) SIGTERM."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
+    try:
+        # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
