@@ -1,9 +1,5 @@
-"""The answer to each route of the interface, publish included.
-
-:class:`Routes` is mixed into :class:`~benchmarks_wiki.sandbox.server.Portal`, whose
-``catalogue``, ``legacy``, ``origin``, ``published``, ``_bot``, ``_lock``, ``_note_error()``
-and ``_now()`` it uses; it keeps the nonces, the published posts' order and the cursor key.
-"""
+"""The answer to each route of the interface, publish included, apart from how it is
+sent: :class:`Routes`, for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in."""
 
 import collections
 import datetime as _dt
@@ -24,11 +20,9 @@ MAX_CLAIM_CHARS = 64
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 100
 NONCE_TTL = _dt.timedelta(hours=24)
-# Posts published to a portal that it keeps (those of its catalogue are kept apart and
-# always): past this, the oldest published ones are forgotten, so that a portal that runs
-# for days keeps working in bounded memory.
+# What a portal keeps of the posts published to it, and of its cursors: past these, the
+# oldest go, so that a portal that runs for days does so in bounded memory.
 MAX_POSTS = 10000
-# Cursors a portal keeps; past this, the oldest are stale.
 MAX_CURSORS = 10000
 
 NONCE_RE = re.compile(r"[A-Za-z0-9_-]{16,64}\Z")
@@ -51,8 +45,6 @@ SEARCH_PAGE = """<!DOCTYPE html>
 # scripted or cross-site request.
 TYPED_FETCH = {"sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-user": "?1",
                "sec-fetch-dest": "document"}
-
-
 JSON_TYPE = "application/json; charset=utf-8"
 # The error code of each status the portal may answer with: for its own refusals, those
 # http.server makes by itself, and what a gateway in front of it would say.
@@ -90,7 +82,7 @@ class Reply:
 
 
 class Refusal(Exception):
-    """Raised while routing a request to answer it with a JSON error."""
+    """A refusal found deep in a route, answered as its JSON error."""
 
     def __init__(self, status, code, message, headers=None):
         super().__init__(message)
@@ -114,8 +106,6 @@ def phrase(status):
 
 
 class Routes:
-    """The answers of the interface, for a portal to mix in."""
-
     def _init_routes(self, max_posts):
         if max_posts < 1:
             raise ValueError("max_posts must be at least 1")
@@ -123,7 +113,6 @@ class Routes:
         # (nonce, address, fields) -> (time, post) of each use, oldest first. The post
         # itself is kept, so that a replay still answers with it once it is forgotten.
         self._nonces = collections.OrderedDict()
-        # Ids of the posts published here, oldest first.
         self._published_ids = collections.deque()
         # token -> (listing, key after which the next page starts), oldest first.
         self._cursors = collections.OrderedDict()
@@ -140,8 +129,8 @@ class Routes:
             self._cursors.clear()
 
     def _keep_published(self, post_id):
-        """Count a post published here (by a client or the reply bot), and forget the
-        oldest ones past ``max_posts``; under the lock."""
+        """A post published here (by a client or the reply bot): the oldest past
+        ``max_posts`` go. Under the lock."""
         self._published_ids.append(post_id)
         while len(self._published_ids) > self.max_posts:
             oldest = self._published_ids.popleft()
@@ -149,8 +138,7 @@ class Routes:
                 self.catalogue.remove_post(oldest)
 
     def _remember_nonce(self, use, now, post):
-        """Keep a nonce's use for 24 hours, and let go of those older than that; at most
-        ``max_posts`` of them, since each made a post."""
+        # At most max_posts uses are kept, since each made a post.
         self._nonces[use] = (now, post)
         self._nonces.move_to_end(use)
         while len(self._nonces) > self.max_posts or now - next(iter(self._nonces.values()))[0] >= NONCE_TTL:
@@ -159,8 +147,7 @@ class Routes:
     # -- routing
 
     def _answer(self, method, raw_path, target, pairs, bad_query, headers, address, scheme):
-        """The portal's own answer to a request: a refusal becomes its JSON error, and an
-        unexpected exception a 500 whose traceback goes to ``errors``."""
+        """The portal's own answer; an exception is a 500, its traceback in ``errors``."""
         try:
             if scheme == "http":
                 if raw_path == "/api/v1/publish":
@@ -184,8 +171,6 @@ class Routes:
             return error_reply(500, "internal", "the sandbox failed; see portal.errors")
 
     def _check_request(self, method, target, pairs, bad_query):
-        """Refuse what no route answers: an over-long URL, a method other than GET, a query
-        that is not UTF-8, a parameter given twice."""
         url_bytes = len(self.origin) + len(target.encode("latin-1", "replace"))
         if url_bytes > MAX_URL_BYTES:
             raise Refusal(414, "uri_too_long", "the URL is %d bytes; at most %d" % (url_bytes, MAX_URL_BYTES))
@@ -199,7 +184,6 @@ class Routes:
             raise Refusal(400, "invalid", "parameter given more than once: %s" % ", ".join(twice))
 
     def _api_route(self, rest, params, headers, address):
-        """The answer for the path segments after ``/api/v1``, or None for no route."""
         cat, name = self.catalogue, rest[1] if len(rest) > 1 else None
         answers = {
             ("publish",): lambda: self._publish(params, headers, address),
@@ -222,9 +206,9 @@ class Routes:
     # -- paging
 
     def _page(self, scope, params, entries, descending=False):
-        """The page of ``entries`` (``(key, item)`` pairs in listing order, by rising key or
-        with ``descending`` by falling key) that follows the cursor's key, and the cursor
-        of the next page (None on the last)."""
+        """The page of ``entries``, ``(key, item)`` pairs by rising key (or falling), after
+        the cursor's key, and the next page's cursor: keys, not places, so that a post made
+        while a client pages moves nothing under it."""
         raw = params.get("limit", "")
         if raw and not (DIGITS_RE.match(raw) and 1 <= int(raw) <= MAX_LIMIT):
             raise Refusal(400, "invalid", "limit must be an integer from 1 to %d" % MAX_LIMIT)
@@ -376,7 +360,7 @@ class Routes:
         return json_reply(201, {"created": True, "post": made})
 
     def _place(self, fields):
-        """The task a publish is about; a reply's ``thread_id`` becomes its target's."""
+        # A reply's thread is its target's.
         cat = self.catalogue
         if fields["task_id"] is not None:
             return _found(cat.task(fields["task_id"]), "task", fields["task_id"])
@@ -399,8 +383,8 @@ def _found(value, what, name):
 
 
 def _submission(params):
-    """Publish's parameters, checked one by one in a fixed order, so that the first
-    problem is the one reported, and normalised; nothing here looks at the catalogue."""
+    """Publish's parameters, normalised: checked in a fixed order, so that the first
+    problem is the one reported."""
     unknown = sorted(set(params) - PUBLISH_PARAMS)
     if unknown:
         raise Refusal(400, "invalid", "unknown parameter: %s" % ", ".join(unknown))

@@ -27,18 +27,15 @@ from .routes import DEFAULT_CODES, MAX_POSTS, Routes, error_reply, phrase
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
 MAX_ERRORS = 100
-# Media types whose 200 answers are compressed for a client that accepts gzip.
 COMPRESSIBLE_TYPES = ("application/json", "text/html", "text/markdown")
 # An RFC 9110 qvalue: 0 to 1 with at most three decimals.
 _QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
-
-
 # How long reset_idle_connections() waits for the connections it reset to be closed.
 _RESET_WAIT = 5.0
 
 
 def _parse_query(query):
-    """The query's (name, value) pairs, and whether it was not valid UTF-8."""
+    """The query's (name, value) pairs, and whether it was not UTF-8."""
     try:
         return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="strict"), False
     except UnicodeDecodeError:
@@ -66,19 +63,18 @@ class Portal(Routes):
         self.legacy = legacy
         self.certificates = certificates
         self._own_certificates = None
-        # When set, every request counts as coming from this address (replay matching).
+        # When set, every request counts as coming from this address, as replays see it.
         self.client_address = None
         self.connections = 0
         self.published = 0
         self._requests = collections.deque(maxlen=max_requests)
-        # Tracebacks of unexpected exceptions in request handling; tests may assert empty.
+        # Tracebacks of what failed while answering, for tests to find empty.
         self.errors = []
         self.host, self.port, self.plain_port = "127.0.0.1", None, None
         self._lock = threading.RLock()
         self._init_routes(max_posts)
         self._bot = ReplyBot(self, reply_after, limit=max_posts) if replies else None
-        # Set while the portal stops: whatever waits in a request waits on it, so that
-        # stop() is not held up.
+        # Whatever waits in a request waits on this, so that stop() is not held up.
         self.stopping = threading.Event()
         self._servers, self._threads = [], []
 
@@ -191,7 +187,7 @@ class Portal(Routes):
 
     @property
     def requests(self):
-        """The latest requests (at most ``max_requests``), oldest first, as a new list."""
+        """The latest ``max_requests`` requests, oldest first."""
         with self._lock:
             return list(self._requests)
 
@@ -237,7 +233,7 @@ class Portal(Routes):
 
     def respond(self, request):
         """The answer to ``request`` (a record already in ``requests``): a
-        :class:`~.replies.Reply`, or None to close the connection without answering.
+        :class:`~.routes.Reply`, or None to close the connection without answering.
 
         The one seam for misbehaviour, so that tests can have a portal fail in every way a
         network or a gateway does: a subclass may answer in its place, wait first (on
@@ -253,8 +249,8 @@ class Portal(Routes):
 
 
 def accepts_gzip(headers):
-    """Whether the request's ``Accept-Encoding`` (every one of them, as one list) lists
-    ``gzip`` first with a quality above zero; a malformed quality refuses it."""
+    """Whether ``Accept-Encoding`` (all of them, as one list) lists ``gzip`` first with a
+    quality above zero; a malformed quality refuses it."""
     listed = ",".join(value for name, value in headers if name.lower() == "accept-encoding")
     for entry in listed.split(","):
         coding, _, parameters = entry.partition(";")
@@ -268,8 +264,7 @@ def accepts_gzip(headers):
 
 
 def gzip_reply(reply):
-    """Compress a 200 answer's JSON, HTML or Markdown body in place, as a web server does
-    for a client that accepts gzip; any other answer is left alone."""
+    """A 200 answer's JSON, HTML or Markdown body compressed, as a web server does."""
     headers = {name.lower(): value for name, value in reply.headers}
     media_type = headers.get("content-type", "").split(";")[0].strip().lower()
     if (reply.status != 200 or not reply.body or media_type not in COMPRESSIBLE_TYPES
@@ -453,8 +448,6 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             pass
 
 
-# ---------------------------------------------------------------------------- by hand
-
 DEFAULT_PORT = 0  # any free port
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_REPLY_AFTER = 3.0
@@ -462,13 +455,10 @@ DEFAULT_REPLY_AFTER = 3.0
 
 def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, replies=False,
           reply_after=DEFAULT_REPLY_AFTER, out=None, stop=None):
-    """Serve a sandbox portal on ``host``:``port`` (0: any free port) until Ctrl-C, SIGTERM
-    or ``stop`` (a :class:`threading.Event`) is set; returns 0 then, or 1 after one line on
-    stderr when it cannot start. ``large``, ``legacy``, ``replies`` and ``reply_after`` are
-    the sandbox command's options. It prints to ``out`` (standard output by default) that
-    it is a sandbox, its origin, its CA, the two ``export`` lines a client's shell needs,
-    and how to stop it.
-    """
+    """Serve a portal for a person on ``host``:``port`` (0: any free port), with the
+    sandbox command's options, until Ctrl-C, SIGTERM or ``stop`` is set, and return 0; or
+    1 after one line on stderr when it cannot start. It prints to ``out`` what a shell
+    needs to use it."""
     out = sys.stdout if out is None else out
     stop = threading.Event() if stop is None else stop
     # Its own CA always, even in a process whose tests set Portal.default_certificates.
@@ -502,8 +492,7 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
 
 
 def _wait(stop):
-    """Until ``stop`` is set, Ctrl-C, or (in the main thread, the only one that may handle
-    signals) SIGTERM."""
+    # Only the main thread may handle signals.
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
     try:
