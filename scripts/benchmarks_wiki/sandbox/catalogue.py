@@ -27,14 +27,10 @@ _TIME_RE = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|
 
 
 def format_time(moment):
-    """RFC 3339 in UTC to the second, with ``Z``; a naive ``moment`` is taken as UTC."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_time(text):
-    """An RFC 3339 date-time (``Z`` or a numeric offset) as an aware datetime in UTC."""
     match = _TIME_RE.match(text)
     if not match:
         raise ValueError("not an RFC 3339 date-time: %r" % (text,))
@@ -46,12 +42,10 @@ def parse_time(text):
 
 
 def normalise_text(text):
-    """Unicode NFC with every line ending turned into ``\\n``."""
     return unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def plain_text(value):
-    """A task body (a string, or dicts and lists of them) as plain text, for searching."""
     if isinstance(value, dict):
         value = list(value.values())
     if isinstance(value, list):
@@ -60,7 +54,6 @@ def plain_text(value):
 
 
 def task_markdown(task, benchmark):
-    """The Markdown rendering that ``/api/v1/tasks/{id}/markdown`` serves."""
     lines = ["# %s / %s" % (benchmark["name"], task["key"]), "", "- task_id: `%s`" % task["task_id"]]
     lines += ["- %s: %s" % (name, task[name]) for name in ("benchmark", "split", "revision", "answer")]
     lines += ["- source: <%s>" % task["source"], "- url: <%s>" % task["url"], ""]
@@ -81,7 +74,6 @@ def task_markdown(task, benchmark):
 
 
 def task_id_for(slug, split, index):
-    """The deterministic id of the ``index``-th (0-based) task of ``split`` in ``slug``."""
     return str(uuid.uuid5(TASK_NAMESPACE, "%s/%s/%d" % (slug, split, index)))
 
 
@@ -98,13 +90,9 @@ SAMPLE_SECOND_POST_IDS = tuple(_seeded_id("p_", "sample/post/%d" % n) for n in (
 
 
 class Catalogue:
-    """Benchmarks, their public tasks, and the discussion posted about them.
-
-    ``benchmarks`` maps slug to the full benchmark object; ``tasks`` maps slug to its
-    tasks in their fixed order; ``threads`` and ``posts`` map ids to the objects as the
-    API serves them (threads as listed, without ``posts``). All are plain dicts, shared
-    with the portal: change them through the methods while a portal is running.
-    """
+    """Benchmarks, their tasks, threads and posts, as plain dicts of the objects the API
+    serves, so that tests can read them as a client would; they change only through the
+    methods, which keep the orders and ``version`` that the answers are cut from."""
 
     def __init__(self):
         self.origin = PUBLIC_ORIGIN

@@ -61,8 +61,6 @@ _CA_KEY_USAGE = b"\x01\x06"
 _SERVER_KEY_USAGE = b"\x07\x80"
 
 
-# ---------------------------------------------------------------------------- DER
-
 
 def _tlv(tag, content):
     size = len(content)
@@ -128,8 +126,6 @@ def _pem(label, der):
     return "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, lines, label)
 
 
-# ---------------------------------------------------------------------------- ECDSA
-
 
 def add(p, q):
     """The sum of two points of the curve; None is the point at infinity."""
@@ -187,8 +183,6 @@ class EcKey:
                                                 _context(0, _oid(_PRIME256V1)), _context(1, _bits(self.point))))
 
 
-# ---------------------------------------------------------------------------- certificates
-
 
 def _extension(dotted, value, critical=False):
     flag = _tlv(_BOOLEAN, b"\xff") if critical else b""
@@ -230,8 +224,6 @@ def certificate(subject, key, issuer, issuer_key, extensions):
                     key.public_key_info(), _context(3, _sequence(*extensions)))
     return _sequence(tbs, signed, _bits(issuer_key.sign(tbs)))
 
-
-# ---------------------------------------------------------------------------- the authority
 
 
 def _private(path):
@@ -284,8 +276,8 @@ class Authority:
 
     def issue(self, name, hosts=LOCAL_HOSTS, self_signed=False):
         """Make a server certificate for ``hosts`` (IP addresses or DNS names) with a key of
-        its own, signed by this CA (or by itself: see :meth:`self_signed`); returns and
-        records its ``(certfile, keyfile)``."""
+        its own, signed by this CA or, for a client to refuse as one from an unknown
+        issuer, by itself; returns and records its ``(certfile, keyfile)``."""
         if os.sep in name or name in ("", ".", "..", "ca"):
             raise ValueError("a certificate name is a plain file name other than ca: %r" % name)
         key = EcKey()
@@ -294,11 +286,6 @@ class Authority:
         self.pairs[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
                             self._write(name + "-key.pem", key.private_pem()))
         return self.pairs[name]
-
-    def self_signed(self, name, hosts=LOCAL_HOSTS):
-        """A server certificate that signs itself: a client that trusts only this CA refuses
-        it, as it would any certificate from an unknown issuer."""
-        return self.issue(name, hosts, self_signed=True)
 
     def _write(self, filename, text):
         path = os.path.join(self.folder, filename)

@@ -31,10 +31,6 @@ _MMLU = (
     ("test", "high_school_physics", "A ball is dropped from rest and falls freely for 3 "
      "seconds. Ignoring air resistance and taking g = 10 m/s\u00b2, how far does it fall?",
      ("15 m", "30 m", "45 m", "90 m")),
-    ("test", "computer_security", "What does the preimage resistance of a hash function "
-     "guarantee?", ("Given a hash value, it is hard to find any input that maps to it",
-                    "It is hard to find two inputs with the same hash",
-                    "Every output has the same length", "The function is fast to compute")),
     ("validation", "high_school_biology", "Which base pairs with adenine in DNA?",
      ("Cytosine", "Guanine", "Thymine", "Uracil")),
     ("validation", "logical_fallacies", "Attacking the person who makes an argument instead "
@@ -51,10 +47,6 @@ _HUMANEVAL = (
     '    """Return True if every (, [ and { in text is closed in the right order.\n'
     '    >>> is_balanced("a(b[c]{d})")\n    True\n    >>> is_balanced("(]")\n    False\n'
     '    """\n',
-    'def to_snake_case(name: str) -> str:\n'
-    '    """Convert a CamelCase or mixedCase identifier to snake_case, keeping runs of\n'
-    '    capitals together.\n    >>> to_snake_case("parseHTTPResponse")\n'
-    "    'parse_http_response'\n    \"\"\"\n",
 )
 
 # (problem, level, type); the third has been edited once since publication.
@@ -92,7 +84,7 @@ def _gsm8k_tasks():
 
 def _math_tasks():
     made = [("What is the remainder when $%d^{%d}$ is divided by $%d$?" % (n, 10 * n + 1, n + 5),
-             "Level 2", "Number Theory") for n in range(2, 9)]
+             "Level 2", "Number Theory") for n in range(2, 11)]
     return [{"split": "test", "revision": 2 if i == 2 else 1,
              "body": {"problem": problem, "level": level, "type": kind}}
             for i, (problem, level, kind) in enumerate(_MATH + tuple(made))]
