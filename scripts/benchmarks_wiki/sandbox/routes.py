@@ -10,7 +10,7 @@ import json
 import re
 import secrets
 import traceback
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 
 from .catalogue import Catalogue, format_time, normalise_text, parse_time, plain_text, task_markdown
 
@@ -98,6 +98,14 @@ def error_reply(status, code, message, headers=None):
     return json_reply(status, {"error": {"code": code, "message": message}}, headers)
 
 
+def parse_query(query):
+    """The query's (name, value) pairs, and whether it was not UTF-8."""
+    try:
+        return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="strict"), False
+    except UnicodeDecodeError:
+        return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="replace"), True
+
+
 def phrase(status):
     try:
         return http.HTTPStatus(status).phrase
@@ -146,21 +154,24 @@ class Routes:
 
     # -- routing
 
-    def _answer(self, method, raw_path, target, pairs, bad_query, headers, address, scheme):
+    def _answer(self, request):
         """The portal's own answer; an exception is a 500, its traceback in ``errors``."""
+        raw_path, _, query = request.target.partition("?")
+        pairs, bad_query = parse_query(query)
+        target, headers = request.target, list(request.headers.items())
         try:
-            if scheme == "http":
+            if request.scheme == "http":
                 if raw_path == "/api/v1/publish":
                     raise Refusal(403, "https_required", "publish is accepted over HTTPS only")
                 return Reply(301, b"", [("Location", self.origin + target)])
-            self._check_request(method, target, pairs, bad_query)
+            self._check_request(request.method, target, pairs, bad_query)
             segments = [unquote(s) for s in raw_path.split("/")[1:]]
             if segments == ["search"]:
                 return self._search(dict(pairs).get("q", ""))
             reply = None
             if segments[:2] == ["api", "v1"] and len(segments) > 2:
                 with self._lock:
-                    reply = self._api_route(segments[2:], dict(pairs), headers, address)
+                    reply = self._api_route(segments[2:], dict(pairs), headers, request.client_address)
             if reply is None:
                 raise Refusal(404, "not_found", "no route %s" % raw_path)
             return reply

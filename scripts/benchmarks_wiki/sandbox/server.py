@@ -17,12 +17,11 @@ import threading
 import time
 import traceback
 import types
-from urllib.parse import parse_qsl
 
 from .bot import ReplyBot
 from .catalogue import UTC, Catalogue
 from .certificates import Authority
-from .routes import DEFAULT_CODES, MAX_POSTS, Routes, error_reply, phrase
+from .routes import DEFAULT_CODES, MAX_POSTS, Routes, error_reply, parse_query, phrase
 
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
@@ -32,14 +31,6 @@ COMPRESSIBLE_TYPES = ("application/json", "text/html", "text/markdown")
 _QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
 # How long reset_idle_connections() waits for the connections it reset to be closed.
 _RESET_WAIT = 5.0
-
-
-def _parse_query(query):
-    """The query's (name, value) pairs, and whether it was not UTF-8."""
-    try:
-        return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="strict"), False
-    except UnicodeDecodeError:
-        return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="replace"), True
 
 
 class Portal(Routes):
@@ -224,7 +215,7 @@ class Portal(Routes):
         inspect; its ``status`` stays None until it is answered, and for good when the
         connection is closed without an answer."""
         path, _, query = target.partition("?")
-        record = types.SimpleNamespace(method=method, path=path, params=dict(_parse_query(query)[0]),
+        record = types.SimpleNamespace(method=method, path=path, params=dict(parse_query(query)[0]),
                                        headers=headers, client_address=self.client_address or peer,
                                        scheme=scheme, target=target, status=None, response_bytes=0)
         with self._lock:
@@ -240,12 +231,8 @@ class Portal(Routes):
         :attr:`stopping`), drop the connection, or change how ``super().respond(request)``
         is sent. It reads the request's method, target, headers, address and scheme.
         """
-        path, _, query = request.target.partition("?")
-        pairs, bad_query = _parse_query(query)
-        headers = list(request.headers.items())
-        reply = self._answer(request.method, path, request.target, pairs, bad_query, headers,
-                             request.client_address, request.scheme)
-        return gzip_reply(reply) if accepts_gzip(headers) else reply
+        reply = self._answer(request)
+        return gzip_reply(reply) if accepts_gzip(request.headers.items()) else reply
 
 
 def accepts_gzip(headers):
@@ -425,18 +412,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             lines.append("Content-Length: %d" % length)
         if self.close_connection:
             lines.append("Connection: close")
-        data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-        if head or reply.status == 304:
-            body = b""
-        if whole:
+        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        for piece in () if head or reply.status == 304 else [body] if whole else body:
+            # Counted first, so that a client that has read the answer finds it counted.
             if record is not None:
-                record.response_bytes = len(body)
-            self.wfile.write(data + body)
-            return
-        self.wfile.write(data)
-        for piece in body:
+                record.response_bytes += len(piece)
             self.wfile.write(piece)
-            record.response_bytes += len(piece)
 
     def send_error(self, code, message=None, explain=None):
         # Failures that http.server finds itself (an over-long request line, a malformed
