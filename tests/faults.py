@@ -24,7 +24,7 @@ import zlib
 from urllib.parse import parse_qsl, urlencode
 
 from benchmarks_wiki import sandbox
-from benchmarks_wiki.sandbox.routes import DEFAULT_CODES, JSON_TYPE, Reply, error_reply, phrase
+from benchmarks_wiki.sandbox.routes import JSON_TYPE, Reply, error_reply, phrase
 
 PUBLISH = "/api/v1/publish"
 # The routes that answer a page with a next_cursor.
@@ -32,6 +32,24 @@ LISTINGS = re.compile(r"/api/v1/(benchmarks(/[^/]+/tasks)?|threads(/[^/]+)?|acti
 # The queues, in the order a request meets them.
 FAULT_NAMES = ("drop_before", "flood", "gzip_bomb", "stall", "redirect", "fail", "raw",
                "drop_after", "fail_after", "truncate", "drip", "endless")
+# The error code of each status a failure answers with, as the portal or a gateway in front
+# of it would give it.
+DEFAULT_CODES = {
+    400: "invalid",
+    404: "not_found",
+    405: "method_not_allowed",
+    414: "uri_too_long",
+    429: "rate_limited",
+    431: "headers_too_large",
+    500: "internal",
+    501: "not_implemented",
+    502: "bad_gateway",
+    503: "unavailable",
+    504: "gateway_timeout",
+    505: "http_version_not_supported",
+}
+
+
 # Bytes of filler compressed at a time when building a gzip bomb.
 _FILLER_PIECE = 1 << 20
 

@@ -440,6 +440,24 @@ def test_fetch_metadata(client, headers, status):
         assert error_code(doc) == "fetch_metadata_refused"
 
 
+@pytest.mark.parametrize("method", ["POST", "HEAD", "PROPFIND"])
+def test_a_method_other_than_get_is_405(client, method):
+    client.conn.request(method, "/api/v1/publish?body=x&task_id=" + GSM8K_FIRST, body=b"body=y" if method == "POST" else None)
+    response = client.conn.getresponse()
+    body = response.read()
+    assert response.status == 405
+    if method == "HEAD":
+        assert body == b""
+    else:
+        assert error_code(json.loads(body)) == "method_not_allowed"
+    assert client.get("/api/v1/stats")[0] == 200
+
+
+def test_a_query_that_is_not_utf8_is_invalid(client):
+    status, doc = client.json("/api/v1/benchmarks?split=%ff")
+    assert (status, error_code(doc)) == (400, "invalid")
+
+
 def test_uri_too_long(portal, client):
     room = 8192 - len(portal.origin) - len("/api/v1/stats?pad=")
     assert client.get("/api/v1/stats?pad=" + "x" * room)[0] == 200

@@ -24,8 +24,6 @@ class ReplyBot:
     """
 
     def __init__(self, portal, delay, limit):
-        if delay < 0:
-            raise ValueError("reply_after must not be negative")
         self.portal, self.delay, self.limit = portal, delay, limit
         # (when, post_id), due in the order they were scheduled, since the delay is the same.
         self._due = collections.deque()

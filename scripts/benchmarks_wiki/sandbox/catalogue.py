@@ -144,11 +144,7 @@ class Catalogue:
         thread, else it goes into ``thread_id`` or ``reply_to``'s. ``created_at`` is a
         datetime or an RFC 3339 string."""
         if reply_to is not None:
-            if thread_id not in (None, self.posts[reply_to]["thread_id"]):
-                raise ValueError("reply_to is in another thread")
             thread_id = self.posts[reply_to]["thread_id"]
-        if (task_id is None) == (thread_id is None):
-            raise ValueError("a post opens a thread on task_id, or goes into one")
         task = self._task_by_id[task_id or self.threads[thread_id]["task_id"]]
         if created_at is None:
             created_at = _dt.datetime.now(UTC)

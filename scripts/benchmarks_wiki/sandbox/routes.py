@@ -46,24 +46,6 @@ SEARCH_PAGE = """<!DOCTYPE html>
 TYPED_FETCH = {"sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-user": "?1",
                "sec-fetch-dest": "document"}
 JSON_TYPE = "application/json; charset=utf-8"
-# The error code of each status the portal may answer with: for its own refusals, those
-# http.server makes by itself, and what a gateway in front of it would say.
-DEFAULT_CODES = {
-    400: "invalid",
-    404: "not_found",
-    405: "method_not_allowed",
-    414: "uri_too_long",
-    429: "rate_limited",
-    431: "headers_too_large",
-    500: "internal",
-    501: "not_implemented",
-    502: "bad_gateway",
-    503: "unavailable",
-    504: "gateway_timeout",
-    505: "http_version_not_supported",
-}
-
-
 class Reply:
     """An answer to write: status, headers and body.
 
@@ -115,8 +97,6 @@ def phrase(status):
 
 class Routes:
     def _init_routes(self, max_posts):
-        if max_posts < 1:
-            raise ValueError("max_posts must be at least 1")
         self.max_posts = max_posts
         # (nonce, address, fields) -> (time, post) of each use, oldest first. The post
         # itself is kept, so that a replay still answers with it once it is forgotten.

@@ -21,7 +21,7 @@ import types
 from .bot import ReplyBot
 from .catalogue import UTC, Catalogue
 from .certificates import Authority
-from .routes import DEFAULT_CODES, MAX_POSTS, Routes, error_reply, parse_query, phrase
+from .routes import MAX_POSTS, Routes, error_reply, parse_query, phrase
 
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
@@ -376,7 +376,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._conn.idle = False
         return super().parse_request()
 
-    def do_GET(self, head=False):
+    def do_GET(self):
         # A body is read and let go, so that the answer is not lost to a reset.
         length = self.headers.get("Content-Length", "0")
         if self.headers.get("Transfer-Encoding") or not length.isdigit() or int(length) > 1 << 20:
@@ -391,14 +391,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             return
         record.status = reply.status
-        self._write(reply, head, record)
+        self._write(reply, record)
 
-    def do_HEAD(self):
-        self.do_GET(head=True)
+    do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
 
-    do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
-
-    def _write(self, reply, head=False, record=None):
+    def _write(self, reply, record=None):
         body, length = reply.body, reply.length
         whole = isinstance(body, bytes)
         if length is None and whole:
@@ -413,18 +410,21 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if self.close_connection:
             lines.append("Connection: close")
         self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
-        for piece in () if head or reply.status == 304 else [body] if whole else body:
+        for piece in () if self.command == "HEAD" or reply.status == 304 else [body] if whole else body:
             # Counted first, so that a client that has read the answer finds it counted.
             if record is not None:
                 record.response_bytes += len(piece)
             self.wfile.write(piece)
 
     def send_error(self, code, message=None, explain=None):
-        # Failures that http.server finds itself (an over-long request line, a malformed
-        # header); the stream may be out of step, so the connection ends.
+        # What http.server refuses by itself (a method it has no do_ for, an over-long
+        # request line, a malformed header), refused as the portal does; the stream may be
+        # out of step, so the connection ends.
         self.close_connection = True
+        code = 405 if code == 501 else code
+        name = {405: "method_not_allowed", 414: "uri_too_long"}.get(code, "invalid")
         try:
-            self._write(error_reply(code, DEFAULT_CODES.get(code, "error"), message or phrase(code) or "error"))
+            self._write(error_reply(code, name, message or phrase(code)))
         except OSError:
             pass
 
