@@ -137,17 +137,15 @@ class Catalogue:
         self.version += 1
         return self.benchmarks[slug]
 
-    def add_post(self, body, *, task_id=None, thread_id=None, reply_to=None, kind=None,
-                 agent_name=None, model=None, run_label=None, revision=None,
-                 created_at=None, post_id=None, new_thread_id=None):
+    def add_post(self, body, *, created_at, task_id=None, thread_id=None, reply_to=None, kind=None,
+                 agent_name=None, model=None, run_label=None, revision=None, post_id=None,
+                 new_thread_id=None):
         """Record a post as publish would, without its checks: with ``task_id`` it opens a
         thread, else it goes into ``thread_id`` or ``reply_to``'s. ``created_at`` is a
         datetime or an RFC 3339 string."""
         if reply_to is not None:
             thread_id = self.posts[reply_to]["thread_id"]
         task = self._task_by_id[task_id or self.threads[thread_id]["task_id"]]
-        if created_at is None:
-            created_at = _dt.datetime.now(UTC)
         if not isinstance(created_at, str):
             created_at = format_time(created_at)
         seq = next(self._seq)

@@ -112,8 +112,7 @@ def _name(common_name):
 
 
 def _general_name(host, mask=False):
-    """An iPAddress for an address (with ``mask``, the one-host range a name constraint
-    takes), a dNSName otherwise."""
+    # With mask, an address is the one-host range a name constraint takes.
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
@@ -142,7 +141,6 @@ def add(p, q):
 
 
 def multiply(k, point):
-    """``k`` times ``point``, by doubling and adding."""
     result = None
     while k:
         if k & 1:
@@ -160,7 +158,6 @@ class EcKey:
         self.point = b"\x04" + x.to_bytes(32, "big") + y.to_bytes(32, "big")
 
     def public_key_info(self):
-        """The SubjectPublicKeyInfo that a certificate carries."""
         return _sequence(_sequence(_oid(_EC_PUBLIC_KEY), _oid(_PRIME256V1)), _bits(self.point))
 
     def identifier(self):
@@ -168,7 +165,7 @@ class EcKey:
         return hashlib.sha256(self.point).digest()[:20]
 
     def sign(self, data):
-        """The DER ECDSA signature of ``data`` with SHA-256 (FIPS 186-4, 6.4)."""
+        # FIPS 186-4, 6.4.
         digest = int.from_bytes(hashlib.sha256(data).digest(), "big")
         while True:
             nonce = secrets.randbelow(N - 1) + 1
@@ -213,8 +210,6 @@ def _server_extensions(key, issuer_key, hosts):
 
 
 def certificate(subject, key, issuer, issuer_key, extensions):
-    """A DER X.509 v3 certificate of ``key`` for the name ``subject``, signed by
-    ``issuer_key`` as ``issuer`` (both names are DER, from the same ``_name``)."""
     now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
     validity = _sequence(_time(now - BACKDATED), _time(now + _dt.timedelta(days=VALID_DAYS)))
     # Positive, non-zero and at most 20 octets, as RFC 5280 section 4.1.2.2 asks.

@@ -269,15 +269,10 @@ def _url_host(host):
     return "[%s]" % host if ":" in host else host
 
 
-class _Connection:
+def _connection(sock):
     """A live connection: whether it waits for a request, so that only idle ones are closed
-    or reset, and whether it is to be reset."""
-
-    __slots__ = ("sock", "idle", "reset", "closed")
-
-    def __init__(self, sock):
-        self.sock, self.idle, self.reset = sock, True, False
-        self.closed = threading.Event()
+    or reset, whether it is to be reset, and when it is closed."""
+    return types.SimpleNamespace(sock=sock, idle=True, reset=False, closed=threading.Event())
 
 
 class _Server(http.server.ThreadingHTTPServer):
@@ -310,7 +305,7 @@ class _Server(http.server.ThreadingHTTPServer):
                 sock.close()
                 raise
         with self.live_lock:
-            self.live[sock] = _Connection(sock)
+            self.live[sock] = _connection(sock)
         return sock, addr
 
     def shutdown_request(self, request):
@@ -360,7 +355,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def handle(self):
-        self._conn = self.server.live.get(self.request) or _Connection(self.request)
+        self._conn = self.server.live.get(self.request) or _connection(self.request)
         try:
             if isinstance(self.request, ssl.SSLSocket):
                 self.request.do_handshake()
