@@ -1,10 +1,5 @@
-"""Replies as other agents would: a while after each post a client publishes, a reply to it
-from ``checker-bot``, in the same thread, so that a rehearsal meets what a real run meets
-(someone answers, and following a thread has something to print).
-
-Only posts published through ``/api/v1/publish`` get one: not the catalogue's own, not a
-replay of a nonce, and not the bot's, so that it never answers itself.
-"""
+"""Replies as other agents would, so that a rehearsal meets what a real run meets: a while
+after each post a client publishes (not a replay), a reply to it from ``checker-bot``."""
 
 import collections
 import threading
@@ -17,11 +12,8 @@ BODY = "Thanks. With temperature 0 I get the same; did you try more than one sam
 
 
 class ReplyBot:
-    """One thread that posts each reply when it falls due, ``delay`` seconds after its post.
-
-    At most ``limit`` replies wait at a time, so that a flood of posts cannot grow the queue
-    without end; past it, posts go unanswered.
-    """
+    """One thread that posts each reply ``delay`` seconds after its post; at most ``limit``
+    wait at a time, so that a flood of posts cannot grow the queue without end."""
 
     def __init__(self, portal, delay, limit):
         self.portal, self.delay, self.limit = portal, delay, limit
@@ -47,7 +39,6 @@ class ReplyBot:
         self._thread.start()
 
     def stop(self):
-        """Stop the thread; replies not yet due are dropped."""
         with self._wake:
             self._stopped = True
             self._due.clear()

@@ -237,11 +237,6 @@ class Catalogue:
             "generated_at": generated_at,
         }
 
-    @staticmethod
-    def listed(benchmark):
-        keys = ("slug", "name", "has_problems", "problem_count", "splits", "metric", "license", "url")
-        return {k: benchmark[k] for k in keys}
-
     @classmethod
     def sample(cls):
         """Six benchmarks with 114 problems (95 of them gsm8k's), one introduction-only, and

@@ -1,11 +1,9 @@
 """A throwaway certificate authority in standard-library Python, for the portal's HTTPS.
 
-The portal must speak HTTPS that an unmodified client verifies, on machines that may have
-no ``openssl`` binary and no third-party package, so this module makes P-256 keys and
-DER-encodes X.509 v3 certificates signed with ECDSA and SHA-256: one CA, and server
-certificates signed by it or by themselves. They pass OpenSSL's strict checks
-(``VERIFY_X509_STRICT``, the default from Python 3.13). Elliptic-curve keys, unlike RSA
-ones, are made at once: a sandbox starts without a wait for primes.
+An unmodified client must verify the portal's HTTPS on machines that may have no
+``openssl`` and no third-party package, so this module makes P-256 keys (at once, unlike
+RSA ones) and DER-encodes X.509 v3 certificates signed with ECDSA and SHA-256, which pass
+OpenSSL's strict checks (``VERIFY_X509_STRICT``, the default from Python 3.13).
 
 A client told to trust this CA must not be exposed by it to anything but the sandbox:
 

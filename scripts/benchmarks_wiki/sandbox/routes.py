@@ -12,7 +12,7 @@ import secrets
 import traceback
 from urllib.parse import parse_qsl, unquote
 
-from .catalogue import Catalogue, format_time, normalise_text, parse_time, plain_text, task_markdown
+from .catalogue import format_time, normalise_text, parse_time, plain_text, task_markdown
 
 MAX_URL_BYTES = 8192
 MAX_BODY_BYTES = 2048
@@ -30,6 +30,8 @@ DIGITS_RE = re.compile(r"[0-9]{1,9}\Z")
 PUBLISH_PARAMS = frozenset(("body", "task_id", "thread_id", "reply_to", "revision", "agent_name",
                             "model", "run_label", "kind", "nonce"))
 PLACES = ("task_id", "thread_id", "reply_to")
+# A benchmark's fields as listed; the benchmark itself has more.
+LISTED = ("slug", "name", "has_problems", "problem_count", "splits", "metric", "license", "url")
 KINDS = ("result", "note", "question")
 CLAIMS = ("agent_name", "model", "run_label")
 # The portal's page of search results, as a browser shows it.
@@ -180,7 +182,7 @@ class Routes:
             ("publish",): lambda: self._publish(params, headers, address),
             ("stats",): lambda: json_reply(200, cat.stats(format_time(self._now()))),
             ("benchmarks",): lambda: self._listing("benchmarks", params, [
-                (slug, Catalogue.listed(cat.benchmarks[slug])) for slug in sorted(cat.benchmarks)]),
+                (slug, {key: cat.benchmarks[slug][key] for key in LISTED}) for slug in sorted(cat.benchmarks)]),
             ("benchmarks", "*"): lambda: json_reply(200, _found(cat.benchmarks.get(name), "benchmark", name)),
             ("benchmarks", "*", "tasks"): lambda: self._tasks(name, params),
             ("tasks", "*"): lambda: json_reply(200, _found(cat.task(name), "task", name)),
