@@ -24,7 +24,8 @@ import zlib
 from urllib.parse import parse_qsl, urlencode
 
 from benchmarks_wiki import sandbox
-from benchmarks_wiki.sandbox.routes import JSON_TYPE, Reply, error_reply, phrase
+from benchmarks_wiki.sandbox.routes import JSON_TYPE, Reply, error_reply
+from benchmarks_wiki.sandbox.server import phrase
 
 PUBLISH = "/api/v1/publish"
 # The routes that answer a page with a next_cursor.

@@ -2,10 +2,10 @@
 sent: :class:`Routes`, for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in."""
 
 import collections
+import dataclasses
 import datetime as _dt
 import hashlib
 import html
-import http
 import json
 import re
 import secrets
@@ -48,21 +48,19 @@ SEARCH_PAGE = """<!DOCTYPE html>
 TYPED_FETCH = {"sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-user": "?1",
                "sec-fetch-dest": "document"}
 JSON_TYPE = "application/json; charset=utf-8"
+
+
+@dataclasses.dataclass
 class Reply:
-    """An answer to write: status, headers and body.
+    """An answer to write. ``body`` is bytes, or an iterable of bytes written piece by piece
+    as it is made, after which the connection ends, so that an answer can come slowly or
+    never end; ``length``, when given, is the Content-Length declared in place of the
+    body's own, and a body shorter than it also ends the connection."""
 
-    ``body`` is bytes, or an iterable of bytes written piece by piece as it is made, after
-    which the connection ends. ``length``, when given, is the Content-Length declared in
-    place of the body's own; a body shorter than it also ends the connection.
-    """
-
-    __slots__ = ("status", "headers", "body", "length")
-
-    def __init__(self, status, body=b"", headers=None, length=None):
-        self.status = status
-        self.body = body
-        self.headers = list(headers or ())
-        self.length = length
+    status: int
+    body: object = b""
+    headers: list = dataclasses.field(default_factory=list)
+    length: object = None
 
 
 class Refusal(Exception):
@@ -88,13 +86,6 @@ def parse_query(query):
         return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="strict"), False
     except UnicodeDecodeError:
         return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="replace"), True
-
-
-def phrase(status):
-    try:
-        return http.HTTPStatus(status).phrase
-    except ValueError:
-        return ""
 
 
 class Routes:

@@ -21,7 +21,7 @@ import types
 from .bot import ReplyBot
 from .catalogue import UTC, Catalogue
 from .certificates import Authority
-from .routes import MAX_POSTS, Routes, error_reply, parse_query, phrase
+from .routes import MAX_POSTS, Routes, error_reply, parse_query
 
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
@@ -263,6 +263,10 @@ def gzip_reply(reply):
                      for name, value in reply.headers]
     reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
     return reply
+
+
+def phrase(status):
+    return http.server.BaseHTTPRequestHandler.responses.get(status, ("",))[0]
 
 
 def _url_host(host):
