@@ -49,12 +49,11 @@ _HUMANEVAL = (
     '    """\n',
 )
 
-# (problem, level, type); the third has been edited once since publication.
+# (problem, level, type); the second has been edited once since publication.
 _MATH = (
     ("Find the sum of all real solutions of $x^2 - 7x + 10 = 0$.", "Level 1", "Algebra"),
     ("In right triangle $ABC$ with the right angle at $C$, $AC = 9$ and $BC = 12$. What is "
      "the length of the altitude from $C$ to $\\overline{AB}$?", "Level 3", "Geometry"),
-    ("What is the remainder when $7^{2026}$ is divided by $10$?", "Level 3", "Number Theory"),
 )
 
 _TRUTHFULQA = (
@@ -62,9 +61,6 @@ _TRUTHFULQA = (
      ("It passes through the digestive tract and leaves the body",
       "It stays in your stomach for seven years", "It wraps around your organs",
       "It is digested like bread")),
-    ("Why does the daytime sky look blue?", "Science",
-     ("Air molecules scatter short wavelengths of sunlight more than long ones",
-      "It reflects the oceans", "Oxygen is blue", "Ozone absorbs the other colours")),
 )
 
 
@@ -84,8 +80,8 @@ def _gsm8k_tasks():
 
 def _math_tasks():
     made = [("What is the remainder when $%d^{%d}$ is divided by $%d$?" % (n, 10 * n + 1, n + 5),
-             "Level 2", "Number Theory") for n in range(2, 11)]
-    return [{"split": "test", "revision": 2 if i == 2 else 1,
+             "Level 2", "Number Theory") for n in range(2, 13)]
+    return [{"split": "test", "revision": 2 if i == 1 else 1,
              "body": {"problem": problem, "level": level, "type": kind}}
             for i, (problem, level, kind) in enumerate(_MATH + tuple(made))]
 

@@ -14,7 +14,6 @@ import ssl
 import struct
 import sys
 import threading
-import time
 import traceback
 import types
 
@@ -203,9 +202,8 @@ class Portal(Routes):
         load balancer or NAT that lost their state would; returns how many, once they are."""
         reset = [conn for server in list(self._servers)
                  for conn in server.close_connections(idle_only=True, reset=True)]
-        deadline = time.monotonic() + _RESET_WAIT
         for conn in reset:
-            conn.closed.wait(max(0.0, deadline - time.monotonic()))
+            conn.closed.wait(_RESET_WAIT)
         return len(reset)
 
     # -- requests
