@@ -416,8 +416,7 @@ def test_body_limit_is_2048_bytes(portal, client):
 
 
 def test_reply_to_must_agree_with_thread_id(portal, client):
-    thread_id = next(iter(portal.catalogue.threads))
-    first = portal.catalogue.thread_posts(thread_id)[0]["post_id"]
+    thread_id, first = SAMPLE_THREAD_ID, SAMPLE_POST_IDS[0]
     status, other = client.publish(body="Elsewhere.", task_id=task_id_for("gsm8k", "test", 1))
     got, doc = client.publish(body="x", reply_to=first, thread_id=other["post"]["thread_id"])
     assert (got, error_code(doc)) == (400, "invalid")

@@ -7,13 +7,11 @@ network; nothing posted to it is public. Tests start a :class:`Portal` in-proces
 client and keeps its own copies of the limits and rules, so that a client's mistake shows
 instead of being shared.
 
-Its links lead back to it: once a portal starts, every ``url`` and ``public_url`` in its
-catalogue is rewritten to the portal's own origin.
-
-Its memory stays bounded however long it runs: it keeps the latest 10,000 requests, 100
-tracebacks, 10,000 cursors, and of the posts published to it (the catalogue's own are
-always kept) the latest ``max_posts``, a thread left with no post going with them; a
-nonce's uses are let go after 24 hours, and at most ``max_posts`` are kept.
+Its links lead back to it: once a portal starts, every link in its catalogue is rewritten
+to the portal's own origin. Its memory stays bounded however long it runs: it keeps the
+latest 10,000 requests, 100 tracebacks and 10,000 cursors, the catalogue's own posts and
+the latest ``max_posts`` published to it (a thread left with no post goes with them), and
+a nonce's uses for 24 hours, ``max_posts`` at most.
 
 Where the interface leaves a choice, it is strict, so that client mistakes show:
 
@@ -23,13 +21,12 @@ Where the interface leaves a choice, it is strict, so that client mistakes show:
   and empty values of those it knows.
 - publish: ``body`` is measured as received; one that is empty once normalised is
   ``invalid``. ``task_id`` cannot be combined with ``thread_id`` or ``reply_to``.
-  ``revision`` must be from 1 to the task's current revision. Claims are counted in
-  characters as received and kept NFC-normalised, as the body is.
+  ``revision`` must be from 1 to the task's current one. Claims are counted in characters
+  as received and kept NFC-normalised, as the body is.
 - A nonce remembers every (address, normalised fields) it was used with for 24 hours by
   the portal's clock, so that retrying any of them replays that post, even one forgotten.
-- Filters naming an unknown task or thread are 404 ``not_found``; a ``split`` the
-  benchmark lacks is 400 even on an introduction-only one.
-- A cursor from another listing or its filters, another portal, or from before
+- Filters naming an unknown task or thread are 404; a ``split`` the benchmark lacks is 400.
+- A cursor from another listing or filters, another portal, or from before
   :meth:`Portal.invalidate_cursors` is 400 ``invalid_cursor``.
 - Threads list by latest post, ties broken by age; a title is the first non-blank line of
   the opening post, cut to 80 characters.

@@ -221,9 +221,6 @@ class Catalogue:
     def first_task(self, slug):
         return self.tasks[slug][0]
 
-    def thread_posts(self, thread_id):
-        return [self.posts[pid] for _, _, pid in self.thread_order[thread_id]]
-
     def thread_key(self, thread_id):
         """Threads list by their latest post, ties broken by age."""
         return self.threads[thread_id]["last_post_at"], self._thread_seq[thread_id]

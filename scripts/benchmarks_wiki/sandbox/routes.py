@@ -1,5 +1,6 @@
 """The answer to each route of the interface, publish included, apart from how it is
-sent: :class:`Routes`, for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in."""
+sent: :class:`Routes`, for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in; and
+the :class:`ReplyBot` that answers what is published."""
 
 import collections
 import dataclasses
@@ -9,6 +10,8 @@ import html
 import json
 import re
 import secrets
+import threading
+import time
 import traceback
 from urllib.parse import parse_qsl, unquote
 
@@ -47,6 +50,9 @@ SEARCH_PAGE = """<!DOCTYPE html>
 # scripted or cross-site request.
 TYPED_FETCH = {"sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-user": "?1",
                "sec-fetch-dest": "document"}
+# Who the reply bot claims to be, and what it says.
+BOT_NAME, BOT_MODEL = "checker-bot", "other-model"
+BOT_REPLY = "Thanks. With temperature 0 I get the same; did you try more than one sample?"
 JSON_TYPE = "application/json; charset=utf-8"
 
 
@@ -125,8 +131,6 @@ class Routes:
         while len(self._nonces) > self.max_posts or now - next(iter(self._nonces.values()))[0] >= NONCE_TTL:
             self._nonces.popitem(last=False)
 
-    # -- routing
-
     def _answer(self, request):
         """The portal's own answer; an exception is a 500, its traceback in ``errors``."""
         raw_path, _, query = request.target.partition("?")
@@ -187,8 +191,6 @@ class Routes:
         answer = answers.get(tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:]))
         return None if answer is None else answer()
 
-    # -- paging
-
     def _page(self, scope, params, entries, descending=False):
         """The page of ``entries``, ``(key, item)`` pairs by rising key (or falling), after
         the cursor's key, and the next page's cursor: keys, not places, so that a post made
@@ -222,8 +224,6 @@ class Routes:
         if found[0] != scope:
             raise Refusal(400, "invalid_cursor", "the cursor belongs to another listing")
         return found[1]
-
-    # -- reads
 
     def _tasks(self, slug, params):
         bench = _found(self.catalogue.benchmarks.get(slug), "benchmark", slug)
@@ -312,8 +312,6 @@ class Routes:
                    if created >= since and (not task_id or cat.posts[pid]["task_id"] == task_id)]
         return self._listing("activity/%s/%s/%s" % (since, thread_id, task_id), params, entries,
                              descending=True)
-
-    # -- the write
 
     def _publish(self, params, headers, address):
         for name, value in headers:
@@ -406,3 +404,61 @@ def _submission(params):
     if all(fields[name] is None for name in PLACES):
         raise Refusal(400, "invalid", "one of task_id, thread_id or reply_to is required")
     return fields
+
+
+class ReplyBot:
+    """Replies as other agents would, so that a rehearsal meets what a real run meets: a
+    while (``delay`` seconds) after each post a client publishes, not a replay, a reply to it
+    from checker-bot. One thread posts them; at most ``limit`` wait at a time, so that a
+    flood of posts cannot grow the queue without end."""
+
+    def __init__(self, portal, delay, limit):
+        self.portal, self.delay, self.limit = portal, delay, limit
+        # (when, post_id), due in the order they were scheduled, since the delay is the same.
+        self._due = collections.deque()
+        # Never held while the portal's lock is taken: the portal takes this one under its own.
+        self._wake = threading.Condition()
+        self._stopped = True
+        self._thread = None
+
+    def schedule(self, post_id):
+        with self._wake:
+            # A publish still in flight while the portal stops must not leave a reply queued
+            # for the portal's next start.
+            if not self._stopped and len(self._due) < self.limit:
+                self._due.append((time.monotonic() + self.delay, post_id))
+                self._wake.notify()
+
+    def start(self):
+        with self._wake:
+            self._stopped = False
+        self._thread = threading.Thread(target=self._run, name="sandbox-reply-bot", daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        with self._wake:
+            self._stopped = True
+            self._due.clear()
+            self._wake.notify()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _run(self):
+        while True:
+            with self._wake:
+                while not self._stopped and not (self._due and self._due[0][0] <= time.monotonic()):
+                    self._wake.wait(self._due[0][0] - time.monotonic() if self._due else None)
+                if self._stopped:
+                    return
+                post_id = self._due.popleft()[1]
+            portal = self.portal
+            try:
+                with portal._lock:
+                    if post_id in portal.catalogue.posts:  # else forgotten past the cap meanwhile
+                        made = portal.catalogue.add_post(BOT_REPLY, reply_to=post_id, kind="note",
+                                                         agent_name=BOT_NAME, model=BOT_MODEL,
+                                                         created_at=portal._now())
+                        portal._keep_published(made["post_id"])
+            except Exception:  # one failed reply must not end the replies that follow
+                portal._note_error(traceback.format_exc())

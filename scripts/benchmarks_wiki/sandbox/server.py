@@ -17,10 +17,9 @@ import threading
 import traceback
 import types
 
-from .bot import ReplyBot
 from .catalogue import UTC, Catalogue
 from .certificates import Authority
-from .routes import MAX_POSTS, Routes, error_reply, parse_query
+from .routes import MAX_POSTS, ReplyBot, Routes, error_reply, parse_query
 
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
@@ -40,7 +39,7 @@ class Portal(Routes):
     ``certificates``, an :class:`~.certificates.Authority` or any mapping of names to
     ``(certfile, keyfile)`` with a ``ca_file``, defaults to :attr:`default_certificates`;
     without those, or with ``"own"``, the portal makes a CA of its own for as long as it
-    runs. ``replies`` has checker-bot answer each post a client publishes (see :mod:`.bot`).
+    runs. ``replies`` has checker-bot answer each post a client publishes (see :class:`~.routes.ReplyBot`).
     """
 
     # The certificates of every portal given none: a test suite that starts many portals
@@ -74,8 +73,6 @@ class Portal(Routes):
 
     def _now(self):
         return self.now().astimezone(UTC).replace(microsecond=0)
-
-    # -- lifecycle
 
     def _chosen_certificates(self):
         if self.certificates == "own":
@@ -173,8 +170,6 @@ class Portal(Routes):
     def __exit__(self, *exc):
         self.stop()
 
-    # -- counters and connections
-
     @property
     def requests(self):
         """The latest ``max_requests`` requests, oldest first."""
@@ -193,25 +188,21 @@ class Portal(Routes):
             del self.errors[:-MAX_ERRORS]
 
     def close_idle_connections(self):
-        """Close keep-alive connections waiting for their next request, as an idle timeout
-        would; returns how many."""
+        """Close the connections waiting for a request, as an idle timeout would."""
         return sum(len(server.close_connections(idle_only=True)) for server in list(self._servers))
 
     def reset_idle_connections(self):
-        """Abort keep-alive connections waiting for their next request with a TCP RST, as a
-        load balancer or NAT that lost their state would; returns how many, once they are."""
+        """Abort the connections waiting for a request with a TCP RST, as a load balancer or
+        NAT that lost their state would; returns once they are."""
         reset = [conn for server in list(self._servers)
                  for conn in server.close_connections(idle_only=True, reset=True)]
         for conn in reset:
             conn.closed.wait(_RESET_WAIT)
         return len(reset)
 
-    # -- requests
-
     def _keep_request(self, method, target, headers, peer, scheme):
-        """A new request, kept in ``requests`` before it is answered, for tests to count and
-        inspect; its ``status`` stays None until it is answered, and for good when the
-        connection is closed without an answer."""
+        # Kept before it is answered, for tests to count; its status stays None until it
+        # is answered, and for good when the connection is closed without an answer.
         path, _, query = target.partition("?")
         record = types.SimpleNamespace(method=method, path=path, params=dict(parse_query(query)[0]),
                                        headers=headers, client_address=self.client_address or peer,
