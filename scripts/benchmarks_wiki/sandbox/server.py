@@ -65,7 +65,7 @@ class Portal(Routes):
         self._bot = ReplyBot(self, reply_after, limit=max_posts) if replies else None
         # Whatever waits in a request waits on this, so that stop() is not held up.
         self.stopping = threading.Event()
-        self._servers, self._threads = [], []
+        self._servers = []
 
     def now(self):
         """The portal's clock, an aware datetime; tests replace it to move time."""
@@ -127,11 +127,8 @@ class Portal(Routes):
             self._bot.start()
         for server in servers:
             # stop() waits for the serve loop to notice; a short poll keeps teardown quick.
-            thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01},
-                                      name="portal-%s-%d" % (server.scheme, server.server_address[1]),
-                                      daemon=True)
-            thread.start()
-            self._threads.append(thread)
+            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True,
+                             name="portal-%s-%d" % (server.scheme, server.server_address[1])).start()
         return self
 
     def _tls_context(self, cert, host):
@@ -155,12 +152,10 @@ class Portal(Routes):
         if self._bot is not None:
             self._bot.stop()
         for server in self._servers:
-            server.shutdown()
+            server.shutdown()  # which waits for its serve loop to end
             server.close_connections(idle_only=False)
             server.server_close()
-        for thread in self._threads:
-            thread.join(timeout=5)
-        self._servers, self._threads = [], []
+        self._servers = []
         self.port = self.plain_port = None
         self._forget_own_certificates()
 
