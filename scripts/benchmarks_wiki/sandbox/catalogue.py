@@ -265,11 +265,10 @@ class Catalogue:
                    for i in range(tasks)])
         for n in range(1, benchmarks):
             slug = "bench-%03d" % n
+            questions = ["%s question %d" % (slug, i) for i in range(3)] if n % 4 else []
             cat.add_benchmark(slug, "Bench %03d" % n, metric="accuracy", license="MIT",
-                              description="Synthetic benchmark number %d." % n, has_problems=n % 4 != 0,
-                              tasks=[] if n % 4 == 0 else [
-                                  {"split": "test", "body": {"question": "%s question %d" % (slug, i)}}
-                                  for i in range(3)])
+                              description="Synthetic benchmark number %d." % n,
+                              tasks=[{"split": "test", "body": {"question": q}} for q in questions])
         if thread_posts and tasks:
             start = _dt.datetime(2026, 1, 1, tzinfo=UTC)
             first = cat.add_post("Opening post of a long thread.", task_id=cat.first_task("big")["task_id"],

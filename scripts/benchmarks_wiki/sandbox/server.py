@@ -447,8 +447,7 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
                   "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
                   "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
                   "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
-        out.write("\n".join(lines) + "\n")
-        out.flush()
+        print(*lines, sep="\n", file=out, flush=True)
         _wait(stop)
     finally:
         portal.stop()
