@@ -8,6 +8,7 @@ import datetime as _dt
 import hashlib
 import html
 import json
+import queue
 import re
 import secrets
 import threading
@@ -414,44 +415,32 @@ class ReplyBot:
 
     def __init__(self, portal, delay, limit):
         self.portal, self.delay, self.limit = portal, delay, limit
-        # (when, post_id), due in the order they were scheduled, since the delay is the same.
-        self._due = collections.deque()
-        # Never held while the portal's lock is taken: the portal takes this one under its own.
-        self._wake = threading.Condition()
-        self._stopped = True
-        self._thread = None
+        # (when, post_id), due in the order they come, since every one waits as long.
+        self._due, self._thread = queue.Queue(), None
 
     def schedule(self, post_id):
-        with self._wake:
-            # A publish still in flight while the portal stops must not leave a reply queued
-            # for the portal's next start.
-            if not self._stopped and len(self._due) < self.limit:
-                self._due.append((time.monotonic() + self.delay, post_id))
-                self._wake.notify()
+        # A publish still in flight while the portal stops leaves its reply in a queue that
+        # no thread reads any more.
+        if self._due.qsize() < self.limit:
+            self._due.put((time.monotonic() + self.delay, post_id))
 
     def start(self):
-        with self._wake:
-            self._stopped = False
-        self._thread = threading.Thread(target=self._run, name="sandbox-reply-bot", daemon=True)
+        self._due = queue.Queue()
+        self._thread = threading.Thread(target=self._run, args=(self._due,), name="sandbox-reply-bot",
+                                        daemon=True)
         self._thread.start()
 
     def stop(self):
-        with self._wake:
-            self._stopped = True
-            self._due.clear()
-            self._wake.notify()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        """Called once the portal is stopping; replies not yet due are dropped."""
+        self._due.put(None)
+        self._thread.join(timeout=5)
 
-    def _run(self):
+    def _run(self, due):
         while True:
-            with self._wake:
-                while not self._stopped and not (self._due and self._due[0][0] <= time.monotonic()):
-                    self._wake.wait(self._due[0][0] - time.monotonic() if self._due else None)
-                if self._stopped:
-                    return
-                post_id = self._due.popleft()[1]
+            item = due.get()
+            if item is None or self.portal.stopping.wait(max(0.0, item[0] - time.monotonic())):
+                return
+            post_id = item[1]
             portal = self.portal
             try:
                 with portal._lock:
