@@ -147,12 +147,10 @@ class Routes:
             if segments == ["search"]:
                 return self._search(dict(pairs).get("q", ""))
             reply = None
-            if segments[:2] == ["api", "v1"] and len(segments) > 2:
+            if segments[:2] == ["api", "v1"]:
                 with self._lock:
                     reply = self._api_route(segments[2:], dict(pairs), headers, request.client_address)
-            if reply is None:
-                raise Refusal(404, "not_found", "no route %s" % raw_path)
-            return reply
+            return _found(reply, "route", raw_path)
         except Refusal as refusal:
             return error_reply(refusal.status, refusal.code, refusal.message, refusal.headers)
         except Exception:
@@ -189,8 +187,8 @@ class Routes:
             ("activity",): lambda: self._activity(params),
         }
         # The route's shape: its first segment, "*" for the name that follows, then the rest.
-        answer = answers.get(tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:]))
-        return None if answer is None else answer()
+        answer = answers.get(tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:]), lambda: None)
+        return answer()
 
     def _page(self, scope, params, entries, descending=False):
         """The page of ``entries``, ``(key, item)`` pairs by rising key (or falling), after

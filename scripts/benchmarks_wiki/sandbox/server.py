@@ -82,8 +82,7 @@ class Portal(Routes):
     @property
     def ca_file(self):
         """What a client must trust (None while a portal that makes its own CA is stopped)."""
-        found = self._chosen_certificates()
-        return None if found is None else found.ca_file
+        return getattr(self._chosen_certificates(), "ca_file", None)
 
     @property
     def origin(self):
