@@ -34,5 +34,5 @@ def __getattr__(name):
     if name == "CA_FILE":
         return authority().ca_file
     if name == "CERT_PAIRS":
-        return dict(authority().pairs)
+        return dict(authority())
     raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -249,22 +249,21 @@ def private_folder():
     return folder
 
 
-class Authority:
-    """A throwaway CA and the server certificates it made, as files in a new
-    :func:`private_folder`, removed with it by :meth:`remove` (or when the object is
-    collected, or at exit). ``hosts`` are what the CA may vouch for besides
-    :data:`LOCAL_HOSTS`; ``authority[name]`` is the ``(certfile, keyfile)`` pair made under
-    that name."""
+class Authority(dict):
+    """A throwaway CA, and the mapping of each server certificate's name to its
+    ``(certfile, keyfile)``: files in a new :func:`private_folder`, removed with it by
+    :meth:`remove` (or when the object is collected, or at exit). ``hosts`` are what the CA
+    may vouch for besides :data:`LOCAL_HOSTS`."""
 
     def __init__(self, hosts=()):
         self.folder = private_folder()
         # Removal must happen even when nobody calls remove(): weakref.finalize also runs at exit.
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
-        self.hosts = tuple(dict.fromkeys(LOCAL_HOSTS + tuple(hosts)))
-        self.pairs = {}
+        super().__init__()
         self._key = EcKey()
         self._subject = _name("benchmarks-wiki sandbox CA")
-        ca = certificate(self._subject, self._key, self._subject, self._key, _ca_extensions(self._key, self.hosts))
+        hosts = dict.fromkeys(LOCAL_HOSTS + tuple(hosts))
+        ca = certificate(self._subject, self._key, self._subject, self._key, _ca_extensions(self._key, hosts))
         self.ca_file = self._write("ca.pem", _pem("CERTIFICATE", ca))
 
     def issue(self, name, hosts=LOCAL_HOSTS, self_signed=False):
@@ -276,9 +275,9 @@ class Authority:
         key = EcKey()
         issuer, issuer_key = (_name(name), key) if self_signed else (self._subject, self._key)
         der = certificate(_name(name), key, issuer, issuer_key, _server_extensions(key, issuer_key, hosts))
-        self.pairs[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
-                            self._write(name + "-key.pem", key.private_pem()))
-        return self.pairs[name]
+        self[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
+                      self._write(name + "-key.pem", key.private_pem()))
+        return self[name]
 
     def _write(self, filename, text):
         path = os.path.join(self.folder, filename)
@@ -288,9 +287,6 @@ class Authority:
             os.chmod(path, 0o600)
             out.write(text)
         return path
-
-    def __getitem__(self, name):
-        return self.pairs[name]
 
     def remove(self):
         """Delete the folder and everything in it; safe to call twice."""

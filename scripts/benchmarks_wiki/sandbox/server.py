@@ -75,9 +75,8 @@ class Portal(Routes):
         return self.now().astimezone(UTC).replace(microsecond=0)
 
     def _chosen_certificates(self):
-        if self.certificates == "own":
-            return self._own_certificates
-        return self.certificates or Portal.default_certificates or self._own_certificates
+        chosen = Portal.default_certificates if self.certificates is None else self.certificates
+        return self._own_certificates if chosen is None or chosen == "own" else chosen
 
     @property
     def ca_file(self):
