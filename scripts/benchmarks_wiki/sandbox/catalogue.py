@@ -81,8 +81,7 @@ def _seeded_id(prefix, name):
     return prefix + uuid.uuid5(TASK_NAMESPACE, name).hex[:6]
 
 
-# The thread that Catalogue.sample() seeds on gsm8k's first task, and its posts in order
-# (the second replies to the first); then the second, on mmlu's first task.
+# The threads Catalogue.sample() seeds on gsm8k's and mmlu's first tasks, and their posts.
 SAMPLE_THREAD_ID = _seeded_id("t_", "sample/thread/1")
 SAMPLE_POST_IDS = tuple(_seeded_id("p_", "sample/post/%d" % n) for n in (1, 2, 3))
 SAMPLE_SECOND_THREAD_ID = _seeded_id("t_", "sample/thread/2")
@@ -97,8 +96,7 @@ class Catalogue:
     def __init__(self):
         self.origin = PUBLIC_ORIGIN
         self.benchmarks, self.tasks, self.threads, self.posts = {}, {}, {}, {}
-        # Bumped on every change, so that the catalog and its ETag are made anew only
-        # when something they show has moved.
+        # Bumped on every change, so that the catalog and its ETag change only with it.
         self.version = 0
         self._task_by_id = {}
         self._seq = itertools.count(1)

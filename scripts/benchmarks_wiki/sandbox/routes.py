@@ -417,8 +417,7 @@ class ReplyBot:
         self._due, self._thread = queue.Queue(), None
 
     def schedule(self, post_id):
-        # A publish still in flight while the portal stops leaves its reply in a queue that
-        # no thread reads any more.
+        # A publish in flight as the portal stops leaves its reply in a queue no one reads.
         if self._due.qsize() < self.limit:
             self._due.put((time.monotonic() + self.delay, post_id))
 

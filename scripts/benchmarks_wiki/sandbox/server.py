@@ -194,8 +194,7 @@ class Portal(Routes):
         return len(reset)
 
     def _keep_request(self, method, target, headers, peer, scheme):
-        # Kept before it is answered, for tests to count; its status stays None until it
-        # is answered, and for good when the connection is closed without an answer.
+        # Kept before it is answered; its status stays None if it never is.
         path, _, query = target.partition("?")
         record = types.SimpleNamespace(method=method, path=path, params=dict(parse_query(query)[0]),
                                        headers=headers, client_address=self.client_address or peer,
@@ -284,8 +283,7 @@ class _Server(http.server.ThreadingHTTPServer):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.context is not None:
             try:
-                # The handshake runs in the connection's own thread, so a slow or failing
-                # client cannot hold up accept().
+                # Handshakes run in each connection's thread, so that none holds up accept().
                 sock = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
             except OSError:
                 sock.close()
@@ -314,8 +312,7 @@ class _Server(http.server.ThreadingHTTPServer):
             for conn in chosen:
                 conn.reset = conn.reset or reset
         for conn in chosen:
-            # The plain socket calls leave the TLS object alone while its own thread may
-            # be inside a read; that read then sees end of stream.
+            # Plain socket calls, which leave alone a TLS object that its thread may be reading.
             try:
                 if reset:
                     socket.socket.setsockopt(conn.sock, socket.SOL_SOCKET, socket.SO_LINGER,
@@ -398,9 +395,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(piece)
 
     def send_error(self, code, message=None, explain=None):
-        # What http.server refuses by itself (a method it has no do_ for, an over-long
-        # request line, a malformed header), refused as the portal does; the stream may be
-        # out of step, so the connection ends.
+        # What http.server refuses by itself (a method with no do_, an over-long request line,
+        # a malformed header), as the portal would; the stream may be out of step, so it ends.
         self.close_connection = True
         code = 405 if code == 501 else code
         name = {405: "method_not_allowed", 414: "uri_too_long"}.get(code, "invalid")
@@ -438,8 +434,7 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
                  "Origin: %s" % portal.origin]
         if replies:
             lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
-        # The client's own variable, not SSL_CERT_FILE: the other programs of the shell
-        # the lines are pasted into go on trusting the system's CAs, and only them.
+        # Not SSL_CERT_FILE, so that the shell's other programs go on trusting the system's CAs.
         lines += ["CA: %s, made for this run and deleted when it stops; trusted only through "
                   "BENCHMARKS_WIKI_CA_FILE, never added to any trust store." % portal.ca_file,
                   "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
