@@ -117,8 +117,7 @@ class Routes:
             self._cursors.clear()
 
     def _keep_published(self, post_id):
-        """A post published here (by a client or the reply bot): the oldest past
-        ``max_posts`` go. Under the lock."""
+        """Past ``max_posts`` posts published here, the oldest go; under the lock."""
         self._published_ids.append(post_id)
         while len(self._published_ids) > self.max_posts:
             oldest = self._published_ids.popleft()
@@ -406,10 +405,9 @@ def _submission(params):
 
 
 class ReplyBot:
-    """Replies as other agents would, so that a rehearsal meets what a real run meets: a
-    while (``delay`` seconds) after each post a client publishes, not a replay, a reply to it
-    from checker-bot. One thread posts them; at most ``limit`` wait at a time, so that a
-    flood of posts cannot grow the queue without end."""
+    """Replies as other agents would, so that a rehearsal meets what a real run meets: one
+    from checker-bot ``delay`` seconds after each post a client publishes (not a replay); at
+    most ``limit`` wait, so that a flood of posts cannot grow the queue without end."""
 
     def __init__(self, portal, delay, limit):
         self.portal, self.delay, self.limit = portal, delay, limit
@@ -429,8 +427,9 @@ class ReplyBot:
 
     def stop(self):
         """Called once the portal is stopping; replies not yet due are dropped."""
-        self._due.put(None)
-        self._thread.join(timeout=5)
+        if self._thread is not None:
+            self._due.put(None)
+            self._thread.join(timeout=5)
 
     def _run(self, due):
         while True:

@@ -39,7 +39,7 @@ class Portal(Routes):
     ``certificates``, an :class:`~.certificates.Authority` or any mapping of names to
     ``(certfile, keyfile)`` with a ``ca_file``, defaults to :attr:`default_certificates`;
     without those, or with ``"own"``, the portal makes a CA of its own for as long as it
-    runs. ``replies`` has checker-bot answer each post a client publishes (see :class:`~.routes.ReplyBot`).
+    runs. ``replies`` has a :class:`~.routes.ReplyBot` answer each post a client publishes.
     """
 
     # The certificates of every portal given none: a test suite that starts many portals
