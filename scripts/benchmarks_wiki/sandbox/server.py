@@ -37,9 +37,9 @@ class Portal(Routes):
     ``published``, ``errors``) may be read by tests while requests are in flight.
 
     ``certificates``, an :class:`~.certificates.Authority` or any mapping of names to
-    ``(certfile, keyfile)`` with a ``ca_file``, defaults to :attr:`default_certificates`;
-    without those, or with ``"own"``, the portal makes a CA of its own for as long as it
-    runs. ``replies`` has a :class:`~.routes.ReplyBot` answer each post a client publishes.
+    ``(certfile, keyfile)`` with a ``ca_file``, is :attr:`default_certificates` when not
+    given; without those, or with ``"own"``, the portal makes a CA of its own for as long as
+    it runs. ``replies`` has a :class:`~.routes.ReplyBot` answer each post a client publishes.
     """
 
     # The certificates of every portal given none: a test suite that starts many portals
