@@ -59,7 +59,6 @@ _CA_KEY_USAGE = b"\x01\x06"
 _SERVER_KEY_USAGE = b"\x07\x80"
 
 
-
 def _tlv(tag, content):
     size = len(content)
     if size < 0x80:
@@ -123,7 +122,6 @@ def _pem(label, der):
     return "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, lines, label)
 
 
-
 def add(p, q):
     """The sum of two points of the curve; None is the point at infinity."""
     if p is None or q is None:
@@ -178,7 +176,6 @@ class EcKey:
                                                 _context(0, _oid(_PRIME256V1)), _context(1, _bits(self.point))))
 
 
-
 def _extension(dotted, value, critical=False):
     flag = _tlv(_BOOLEAN, b"\xff") if critical else b""
     return _sequence(_oid(dotted), flag, _tlv(_OCTET_STRING, value))
@@ -216,7 +213,6 @@ def certificate(subject, key, issuer, issuer_key, extensions):
     tbs = _sequence(_context(0, _integer(2)), _integer(serial), signed, issuer, validity, subject,
                     key.public_key_info(), _context(3, _sequence(*extensions)))
     return _sequence(tbs, signed, _bits(issuer_key.sign(tbs)))
-
 
 
 def _private(path):

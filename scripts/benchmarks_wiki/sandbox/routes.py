@@ -255,6 +255,7 @@ class Routes:
 
     def _search(self, query):
         words = query.lower().split()
+
         def found(*texts):
             text = " ".join(texts).lower()
             return words and all(word in text for word in words)
