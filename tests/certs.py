@@ -24,7 +24,7 @@ def authority():
         made = Authority()
         made.issue("server", ["127.0.0.1", "localhost"])
         made.issue("wrong-host", ["wrong-host.invalid"])
-        made.self_signed("untrusted", ["127.0.0.1", "localhost"])
+        made.issue("untrusted", ["127.0.0.1", "localhost"], self_signed=True)
         Portal.default_certificates = _authority = made
     return _authority
 
@@ -34,5 +34,5 @@ def __getattr__(name):
     if name == "CA_FILE":
         return authority().ca_file
     if name == "CERT_PAIRS":
-        return dict(authority().pairs)
+        return dict(authority())
     raise AttributeError("module %r has no attribute %r" % (__name__, name))

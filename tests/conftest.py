@@ -17,7 +17,8 @@ sys.path.insert(0, str(SCRIPTS))
 from benchmarks_wiki import Client, cli  # noqa: E402
 from benchmarks_wiki.cli.table import VIEWS  # noqa: E402
 from tests.certs import CA_FILE  # noqa: E402
-from benchmarks_wiki.sandbox import Catalogue, Portal  # noqa: E402
+from benchmarks_wiki.sandbox import Catalogue  # noqa: E402
+from tests.faults import Portal  # noqa: E402
 
 
 class FakeTime:

@@ -10,7 +10,7 @@ import stat
 import pytest
 
 import tests.certs
-from benchmarks_wiki.sandbox import certificates
+from benchmarks_wiki.sandbox import Portal, certificates
 from benchmarks_wiki.sandbox.certificates import Authority
 
 
@@ -56,12 +56,36 @@ def test_a_strict_client_accepts_the_server_certificate(authority, host):
     assert dict(pair for rdn in seen["issuer"] for pair in rdn)["commonName"] == "benchmarks-wiki sandbox CA"
 
 
-def test_validity_starts_a_day_ago_and_is_bounded(authority):
-    seen = handshake(authority["server"], strict_client(authority.ca_file), "127.0.0.1")
+@pytest.fixture(scope="module")
+def fresh():
+    """An authority made here and now, with leaves for a host it is made for and for one
+    it is not."""
+    with Authority(hosts=["sandbox.example"]) as made:
+        made.issue("server", ["127.0.0.1", "localhost", "sandbox.example"])
+        made.issue("evil", ["evil.example"])
+        yield made
+
+
+def test_the_ca_and_its_leaves_last_two_days_from_an_hour_ago(fresh):
+    leaf = handshake(fresh["server"], strict_client(fresh.ca_file), "127.0.0.1")
+    (ca,) = strict_client(fresh.ca_file).get_ca_certs()
     now = datetime.datetime.now(datetime.timezone.utc).timestamp()
-    starts, ends = ssl.cert_time_to_seconds(seen["notBefore"]), ssl.cert_time_to_seconds(seen["notAfter"])
-    assert now - 86400 - 120 < starts < now - 86400 + 120
-    assert ends - starts == (certificates.VALID_DAYS + 1) * 86400
+    for seen in (ca, leaf):
+        starts, ends = ssl.cert_time_to_seconds(seen["notBefore"]), ssl.cert_time_to_seconds(seen["notAfter"])
+        assert now - 3600 - 60 < starts < now - 3600 + 60
+        assert ends - starts == 2 * 86400 + 3600
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "sandbox.example"])
+def test_the_ca_vouches_for_the_hosts_it_was_made_for(fresh, host):
+    assert handshake(fresh["server"], strict_client(fresh.ca_file), host)
+
+
+def test_the_ca_cannot_vouch_for_another_host(fresh):
+    # The leaf names evil.example and is signed by the CA's own key: only the CA's name
+    # constraints stand in the way.
+    with pytest.raises(ssl.SSLCertVerificationError, match="permitted subtree violation"):
+        handshake(fresh["evil"], strict_client(fresh.ca_file), "evil.example")
 
 
 @pytest.mark.parametrize("name, host, reason", [
@@ -81,44 +105,103 @@ def test_a_client_that_trusts_another_ca_refuses_the_server(authority):
             handshake(authority["server"], strict_client(other.ca_file), "127.0.0.1")
 
 
-def test_files_are_private_and_removed_with_their_own_folder():
+def mode(path):
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+@pytest.fixture
+def umask_022():
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+def test_files_are_private_and_removed_with_their_own_folder(umask_022, monkeypatch, tmp_path):
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     made = Authority()
     certfile, keyfile = made.issue("server", ["::1", "Sandbox.Example"])
-    assert stat.S_IMODE(os.stat(made.folder).st_mode) == 0o700
-    assert {stat.S_IMODE(os.stat(path).st_mode) for path in (made.ca_file, certfile, keyfile)} == {0o600}
+    assert os.path.dirname(made.folder) == str(tmp_path / "cache" / "benchmarks-wiki")
+    assert os.path.basename(made.folder).startswith("sandbox-")
+    assert mode(made.folder) == mode(os.path.dirname(made.folder)) == 0o700
+    assert {mode(path) for path in (made.ca_file, certfile, keyfile)} == {0o600}
     with open(made.ca_file, encoding="ascii") as ca:
         assert ca.read().startswith("-----BEGIN CERTIFICATE-----\n")
     with open(keyfile, encoding="ascii") as key:
-        assert key.read().startswith("-----BEGIN PRIVATE KEY-----\n")
+        assert key.read().startswith("-----BEGIN EC PRIVATE KEY-----\n")
     made.remove()
     made.remove()
     assert not os.path.exists(made.folder)
 
 
-def test_a_named_folder_keeps_what_it_held(tmp_path):
-    (tmp_path / "mine.txt").write_text("kept")
-    with Authority(str(tmp_path)) as made:
-        made.issue("leaf", ["127.0.0.1"])
-        assert sorted(os.listdir(tmp_path)) == ["ca.pem", "leaf-key.pem", "leaf.pem", "mine.txt"]
-        with pytest.raises(KeyError, match="made here: leaf"):
-            made["server"]
-        with pytest.raises(ValueError):
-            made.issue("../escape")
-    assert os.listdir(tmp_path) == ["mine.txt"]
+@pytest.mark.parametrize("bits, used", [(0o700, True), (0o755, False), (0o1777, False)])
+def test_the_runtime_folder_is_used_only_when_no_one_else_may_enter_it(monkeypatch, tmp_path, bits, used):
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    runtime.chmod(bits)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = certificates.private_folder()
+    assert os.path.dirname(folder) == str((runtime if used else tmp_path / "cache") / "benchmarks-wiki")
+    assert mode(folder) == mode(os.path.dirname(folder)) == 0o700
 
 
-def test_miller_rabin():
-    assert certificates._probably_prime(2 ** 127 - 1) and certificates._probably_prime(65537)
-    for composite in (561, 41041, 2 ** 128 + 1, (2 ** 61 - 1) * (2 ** 89 - 1)):
-        assert not certificates._probably_prime(composite)
+def test_a_cache_folder_others_may_enter_is_made_private(monkeypatch, tmp_path):
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    (tmp_path / "benchmarks-wiki").mkdir(mode=0o777)
+    (tmp_path / "benchmarks-wiki").chmod(0o777)
+    certificates.private_folder()
+    assert mode(tmp_path / "benchmarks-wiki") == 0o700
 
 
-def test_a_key_signs_as_pkcs1_v1_5():
-    key = certificates.RsaKey(2 ** 521 - 1, 2 ** 607 - 1)
-    signature = int.from_bytes(key.sign(b"message"), "big")
-    padded = pow(signature, key.e, key.n).to_bytes(key.size, "big")
-    digest_info = bytes.fromhex("3031300d060960864801650304020105000420") + hashlib.sha256(b"message").digest()
-    assert padded.startswith(b"\x00\x01\xff") and padded.endswith(b"\xff\x00" + digest_info)
+def test_a_link_in_place_of_the_cache_folder_is_refused(monkeypatch, tmp_path):
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    (tmp_path / "benchmarks-wiki").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(PermissionError):
+        certificates.private_folder()
+
+
+def test_a_portal_keeps_its_own_ca_private_and_removes_it_when_it_stops(umask_022, monkeypatch, tmp_path):
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    portal = Portal(certificates="own").start()
+    folder = os.path.dirname(portal.ca_file)
+    try:
+        assert os.path.dirname(folder) == str(tmp_path / "benchmarks-wiki")
+        assert mode(folder) == 0o700 and {mode(os.path.join(folder, name)) for name in os.listdir(folder)} == {0o600}
+    finally:
+        portal.stop()
+    assert not os.path.exists(folder) and portal.ca_file is None
+
+
+@pytest.mark.parametrize("name", ["../escape", "", "ca"])
+def test_a_certificate_is_named_by_a_plain_file_name_other_than_the_cas(fresh, name):
+    with pytest.raises(ValueError):
+        fresh.issue(name)
+
+
+def test_the_curve_is_p256():
+    x, y = certificates.G
+    assert (y * y - x ** 3 + 3 * x - certificates.B) % certificates.P == 0
+    assert certificates.multiply(certificates.N, certificates.G) is None
+
+
+def test_a_key_signs_as_ecdsa_with_sha256():
+    key = certificates.EcKey(secret=0xC0FFEE)
+    signature = key.sign(b"message")
+    assert signature[0] == 0x30 and signature[2] == 0x02
+    size = signature[3]
+    r = int.from_bytes(signature[4:4 + size], "big")
+    s = int.from_bytes(signature[6 + size:], "big")
+    digest = int.from_bytes(hashlib.sha256(b"message").digest(), "big")
+    inverse = pow(s, -1, certificates.N)
+    public = certificates.multiply(key.secret, certificates.G)
+    found = certificates.add(certificates.multiply(digest * inverse % certificates.N, certificates.G),
+                             certificates.multiply(r * inverse % certificates.N, public))
+    assert found[0] % certificates.N == r
 
 
 def test_der_encoding():

@@ -6,7 +6,8 @@ import pytest
 from benchmarks_wiki.errors import NotFound, NothingToDraw
 from benchmarks_wiki import (ApiError, Benchmark, BenchmarksWikiError, Client, Draft, Journal, MockTransport, Post,
                              Published, RetryPolicy, Task, Thread, TransportError, ValidationError, new_nonce)
-from benchmarks_wiki.sandbox import Catalogue, Portal
+from benchmarks_wiki.sandbox import Catalogue
+from tests.faults import Portal
 
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"

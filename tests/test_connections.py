@@ -8,7 +8,8 @@ import pytest
 from benchmarks_wiki import ApiError, Client, TransportError
 from benchmarks_wiki import transport
 from tests.conftest import script_env, wait_for
-from benchmarks_wiki.sandbox import Catalogue, Portal
+from benchmarks_wiki.sandbox import Catalogue
+from tests.faults import Portal
 from tests.proxy import Proxy
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"

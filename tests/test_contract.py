@@ -42,8 +42,9 @@ def test_the_publish_parameters_are_the_sandboxs_and_the_clients():
 
 
 def test_every_refusal_code_is_one_the_sandbox_answers():
-    source = "".join(path.read_text(encoding="utf-8") for path in (ROOT / "scripts" / "benchmarks_wiki" / "sandbox")
-                     .glob("*.py"))
+    # Overload and rate limits are the suite's fault switches' to answer.
+    source = "".join(path.read_text(encoding="utf-8") for path in [*(ROOT / "scripts" / "benchmarks_wiki" / "sandbox")
+                     .glob("*.py"), ROOT / "tests" / "faults.py"])
     codes = {code for row in table("Refusals") for code in re.findall(r"\d{3} `(\w+)`", row[1])}
     assert {"https_required", "not_found", "invalid", "rate_limited", "unavailable"} <= codes
     assert [code for code in codes if f'"{code}"' not in source] == []

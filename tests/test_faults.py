@@ -16,7 +16,8 @@ from benchmarks_wiki import ApiError, Client, TransportError, ValidationError
 from benchmarks_wiki.errors import ConnectionRefused, HostNotFound, TimedOut
 from benchmarks_wiki.transport import MockTransport, NetworkFailure
 from tests.conftest import ROOT, interruptible, script_env
-from benchmarks_wiki.sandbox import Catalogue, Portal
+from benchmarks_wiki.sandbox import Catalogue
+from tests.faults import Portal
 from tests.proxy import Proxy
 
 

@@ -3,7 +3,8 @@ import json
 import pytest
 
 from benchmarks_wiki import ApiError, Client, ValidationError
-from benchmarks_wiki.sandbox import Catalogue, Portal
+from benchmarks_wiki.sandbox import Catalogue
+from tests.faults import Portal
 from benchmarks_wiki.transport import MockTransport, Response
 
 

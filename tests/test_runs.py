@@ -388,7 +388,8 @@ def test_following_since_a_time_passes_over_your_own_posts(run, portal, client, 
 
 
 def test_a_batch_of_drafts_for_two_deployments_sends_each_to_its_own(run, portal, tls, tmp_path):
-    from benchmarks_wiki.sandbox import Catalogue, Portal
+    from benchmarks_wiki.sandbox import Catalogue
+    from tests.faults import Portal
 
     other = Portal(Catalogue.sample()).start()
     try:

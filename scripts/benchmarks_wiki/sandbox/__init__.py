@@ -1,84 +1,45 @@
 """The sandbox: a local HTTPS stand-in for the benchmarks.wiki portal, interface version 1.
 
 It serves the HTTP interface stated in ``reference/http.md`` from 127.0.0.1, so that a run
-can be rehearsed, an agent can practise before it posts in public, and tests (this
-project's and others') need no network. Nothing posted to it is public. Tests drive it
-in-process through :class:`Portal`; a person serves it by hand with :func:`serve`::
+can be rehearsed, an agent can practise before it posts in public, and tests need no
+network; nothing posted to it is public. Tests start a :class:`Portal` in-process;
+``benchmarks-wiki sandbox`` serves one through :func:`serve`. It imports nothing from the
+client and keeps its own copies of the limits and rules, so that a client's mistake shows
+instead of being shared.
 
-    python3 -m benchmarks_wiki.sandbox [--port N] [--large] [--legacy] [--replies] [--plain-http]
+Its links lead back to it: once a portal starts, every link in its catalogue is rewritten
+to the portal's own origin. Its memory stays bounded however long it runs: it keeps the
+latest 10,000 requests, 100 tracebacks and 10,000 cursors, the catalogue's own posts and
+the latest ``max_posts`` published to it (a thread left with no post goes with them), and
+a nonce's uses for 24 hours, ``max_posts`` at most.
 
-It is an independent implementation of that contract: it keeps its own copies of the
-limits, kinds and rules and imports nothing from the client, so that a client's mistake
-shows instead of being shared. Nothing else in the package imports it.
-
-The modules, by job: ``data`` (the sample questions and benchmark descriptions),
-``catalogue`` (:class:`Catalogue`, its builders, ids, times and Markdown), ``routes`` (the
-answer to each route, publish included), ``faults`` (the fault switches), ``replies``
-(answers before they are written, and gzip), ``bot`` (replies as other agents would),
-``certificates`` (:class:`Authority`, the throwaway CA), ``server`` (:class:`Portal` and
-the threaded HTTPS server), ``serving`` (:func:`serve`, for a command line to call) and
-``__main__`` (a small command line of its own).
-
-Objects carry absolute URLs. A :class:`Catalogue` starts with the public origin
-``https://benchmarks.wiki``; once a :class:`Portal` starts, every ``url`` and
-``public_url`` in its catalogue is rewritten to the portal's own origin, so links found in
-answers lead back to the running portal.
-
-Memory stays bounded however long a portal runs, so that a sandbox can serve for days:
-
-- ``requests`` holds the latest ``max_requests`` requests (10,000 by default), ``errors``
-  the latest 100 tracebacks.
-- Of the posts published to it (by clients or the reply bot) it keeps the latest
-  ``max_posts`` (10,000 by default); past that the oldest are forgotten, and a thread
-  left with no post goes with them. The catalogue's own posts are always kept.
-- A nonce's uses are let go 24 hours after they were made, and at most ``max_posts`` are
-  kept, since each made a post.
-
-Where the interface leaves a choice, this portal is strict, so that client mistakes show:
+Where the interface leaves a choice, it is strict, so that client mistakes show:
 
 - The 8,192-byte URL limit counts the whole URL, origin included.
 - A parameter given twice, or a query that is not UTF-8, is 400 ``invalid``. Reads treat
-  an empty value as absent and ignore unknown parameters; publish rejects unknown ones,
-  and empty values of the parameters it knows.
-- publish: ``body`` is measured as received; one that is empty after normalising is
+  an empty value as absent and ignore unknown parameters; publish refuses unknown ones,
+  and empty values of those it knows.
+- publish: ``body`` is measured as received; one that is empty once normalised is
   ``invalid``. ``task_id`` cannot be combined with ``thread_id`` or ``reply_to``.
-  ``revision`` must be from 1 to the task's current revision. Claims are counted in
-  characters as received and stored NFC-normalised; the body is stored normalised.
+  ``revision`` must be from 1 to the task's current one. Claims are counted in characters
+  as received and kept NFC-normalised, as the body is.
 - A nonce remembers every (address, normalised fields) it was used with for 24 hours by
-  the portal's clock, so retrying any of them replays that post, even one since forgotten.
-- Filters naming an unknown task or thread (``threads?task_id=``, ``activity``) are 404
-  ``not_found``; a ``split`` the benchmark lacks is 400 even on an introduction-only one.
-- Cursors are signed tokens tied to one listing and its filters; a cursor from another
-  listing, another portal, or from before :meth:`Portal.invalidate_cursors` is 400
-  ``invalid_cursor``. Threads list by latest post, ties broken by age.
-- Titles are the first non-blank line of the opening post, cut to 80 characters.
-- The catalog's ``generated_at`` and ``ETag`` change only when its content does (a new
-  post changes ``stats.posts``).
-- ``Accept-Encoding`` is a comma-separated list in which ``q=0`` refuses a coding; only
-  200 answers with a JSON, HTML or Markdown body are compressed, and a compressed
-  answer's ``ETag`` is weak.
+  the portal's clock, so that retrying any of them replays that post, even one forgotten.
+- Filters naming an unknown task or thread are 404; a ``split`` the benchmark lacks is 400.
+- A cursor from another listing or filters, another portal, or from before
+  :meth:`Portal.invalidate_cursors` is 400 ``invalid_cursor``.
+- Threads list by latest post, ties broken by age; a title is the first non-blank line of
+  the opening post, cut to 80 characters.
+- The catalog's ``generated_at`` and ``ETag`` change only when its content does.
+- Only 200 answers with a JSON, HTML or Markdown body are compressed, for an
+  ``Accept-Encoding`` that lists gzip without ``q=0``; a compressed answer's ``ETag`` is weak.
 """
 
-from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS,
-                        SAMPLE_SECOND_THREAD_ID, SAMPLE_THREAD_ID, TASK_NAMESPACE, Catalogue,
-                        format_time, parse_time, task_id_for)
+from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS, SAMPLE_SECOND_THREAD_ID,
+                        SAMPLE_THREAD_ID, TASK_NAMESPACE, Catalogue, format_time, parse_time, task_id_for)
 from .certificates import Authority
-from .server import Portal, RequestRecord
-from .serving import serve
+from .server import Portal, serve
 
-__all__ = [
-    "Authority",
-    "PUBLIC_ORIGIN",
-    "TASK_NAMESPACE",
-    "SAMPLE_POST_IDS",
-    "SAMPLE_SECOND_POST_IDS",
-    "SAMPLE_SECOND_THREAD_ID",
-    "SAMPLE_THREAD_ID",
-    "Catalogue",
-    "Portal",
-    "RequestRecord",
-    "format_time",
-    "parse_time",
-    "serve",
-    "task_id_for",
-]
+__all__ = ["Authority", "Catalogue", "PUBLIC_ORIGIN", "Portal", "SAMPLE_POST_IDS", "SAMPLE_SECOND_POST_IDS",
+           "SAMPLE_SECOND_THREAD_ID", "SAMPLE_THREAD_ID", "TASK_NAMESPACE", "format_time", "parse_time", "serve",
+           "task_id_for"]

@@ -1,80 +1,62 @@
 """A throwaway certificate authority in standard-library Python, for the portal's HTTPS.
 
-The portal must speak HTTPS that an unmodified client verifies, on machines that may have
-no ``openssl`` binary and no third-party package, so this module makes RSA-2048 keys
-(Miller-Rabin primes drawn with :mod:`secrets`) and DER-encodes X.509 v3 certificates
-signed with sha256WithRSAEncryption (PKCS#1 v1.5): one CA, and server certificates signed
-by it or by themselves.
+An unmodified client must verify the portal's HTTPS on machines that may have no
+``openssl`` and no third-party package, so this module makes P-256 keys (at once, unlike
+RSA ones) and DER-encodes X.509 v3 certificates signed with ECDSA and SHA-256, which pass
+OpenSSL's strict checks (``VERIFY_X509_STRICT``, the default from Python 3.13).
 
-The profiles pass OpenSSL's strict checks (``VERIFY_X509_STRICT``, on by default from
-Python 3.13): the CA has critical basicConstraints and keyUsage and a subject key
-identifier; each leaf has basicConstraints CA:FALSE, keyUsage, extendedKeyUsage serverAuth,
-a subjectAltName, and subject and authority key identifiers. Certificates are valid from a
-day ago, for :data:`VALID_DAYS` days.
+A client told to trust this CA must not be exposed by it to anything but the sandbox:
 
-Everything is written to one folder (a fresh one is private, 0700; each file is 0600), removed by
-:meth:`Authority.remove` or when the :class:`Authority` is collected. The CA's key never
-leaves memory, so once the process ends nobody can sign anything more with it. The CA is
-never added to any trust store: a client trusts it only when told to, through
-``SSL_CERT_FILE`` or ``cafile=``. None of this is meant for anything but a local sandbox.
+- Its critical nameConstraints permit 127.0.0.1, localhost and the hosts it is made for,
+  so that a certificate it signed for any other name is refused.
+- It lasts :data:`VALID_DAYS` days (from an hour ago, for clocks a little behind), and its
+  key never leaves memory: once the process ends, nobody can sign anything more with it.
+- Its files are in a folder of the user's own (0700, each file 0600), so that no other
+  user can put a CA of their own where a shell still names this one, even after it is
+  removed. It is never added to any trust store.
 """
 
 import base64
 import datetime as _dt
 import hashlib
 import ipaddress
-import math
 import os
 import secrets
 import shutil
+import stat
 import tempfile
+import textwrap
 import weakref
 
-KEY_BITS = 2048
-PUBLIC_EXPONENT = 65537
-VALID_DAYS = 90
-ORGANIZATION = "benchmarks-wiki sandbox"
+VALID_DAYS = 2
+BACKDATED = _dt.timedelta(hours=1)
+# The names every sandbox CA may vouch for, besides the hosts it is made for.
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
 
-# FIPS 186-4, table C.3: five rounds leave a random 1024-bit candidate's error below 2**-100.
-_ROUNDS = 5
-# Candidates are searched in windows of this many consecutive odd numbers; a 1024-bit
-# prime turns up in one about 355 odd numbers apart, so a window rarely comes up empty.
-_WINDOW = 4096
-_ZEROS = memoryview(bytes(_WINDOW))
-
-
-def _odd_primes_below(limit):
-    sieve = bytearray([1]) * limit
-    sieve[:2] = b"\x00\x00"
-    for n in range(2, math.isqrt(limit) + 1):
-        if sieve[n]:
-            sieve[n * n::n] = bytes(len(range(n * n, limit, n)))
-    return [n for n in range(3, limit, 2) if sieve[n]]
-
-
-# A modular exponentiation of 1024 bits costs about 3 ms in CPython, and sieving by every
-# odd prime below 2**16 leaves a tenth of the odd numbers, so it pays for itself many times.
-_SMALL_PRIMES = _odd_primes_below(1 << 16)
+# The curve P-256 (FIPS 186-4, D.1.2.3): y^2 = x^3 - 3x + b over the integers modulo P,
+# whose point G generates a group of prime order N.
+P = 2 ** 256 - 2 ** 224 + 2 ** 192 + 2 ** 96 - 1
+B = 0x5AC635D8AA3A93E7B3EBBD55769886BC651D06B0CC53B0F63BCE3C3E27D2604B
+N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+G = (0x6B17D1F2E12C4247F8BCE6E563A440F277037D812DEB33A0F4A13945D898C296,
+     0x4FE342E2FE1A7F9B8EE7EB4A7C0F9E162BCE33576B315ECECBB6406837BF51F5)
 
 # DER tags.
-_BOOLEAN, _INTEGER, _BIT_STRING, _OCTET_STRING, _NULL, _OID = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06
+_BOOLEAN, _INTEGER, _BIT_STRING, _OCTET_STRING, _OID = 0x01, 0x02, 0x03, 0x04, 0x06
 _UTF8, _UTC_TIME, _GENERALIZED_TIME, _SEQUENCE, _SET = 0x0C, 0x17, 0x18, 0x30, 0x31
 
-_RSA_ENCRYPTION = "1.2.840.113549.1.1.1"
-_SHA256_WITH_RSA = "1.2.840.113549.1.1.11"
-_SHA256 = "2.16.840.1.101.3.4.2.1"
-_COMMON_NAME, _ORGANIZATION = "2.5.4.3", "2.5.4.10"
+_EC_PUBLIC_KEY, _PRIME256V1 = "1.2.840.10045.2.1", "1.2.840.10045.3.1.7"
+_ECDSA_WITH_SHA256 = "1.2.840.10045.4.3.2"
+_COMMON_NAME = "2.5.4.3"
 _SUBJECT_KEY_ID, _KEY_USAGE, _SUBJECT_ALT_NAME = "2.5.29.14", "2.5.29.15", "2.5.29.17"
-_BASIC_CONSTRAINTS, _EXT_KEY_USAGE, _AUTHORITY_KEY_ID = "2.5.29.19", "2.5.29.37", "2.5.29.35"
+_BASIC_CONSTRAINTS, _NAME_CONSTRAINTS = "2.5.29.19", "2.5.29.30"
+_EXT_KEY_USAGE, _AUTHORITY_KEY_ID = "2.5.29.37", "2.5.29.35"
 _SERVER_AUTH = "1.3.6.1.5.5.7.3.1"
 
 # keyUsage as DER named bit strings (unused-bit count first): bits 5 and 6 for a CA,
-# bits 0 and 2 for a TLS server with an RSA key.
+# bit 0 for a TLS server signing with its key.
 _CA_KEY_USAGE = b"\x01\x06"
-_SERVER_KEY_USAGE = b"\x05\xa0"
-
-
-# ---------------------------------------------------------------------------- DER
+_SERVER_KEY_USAGE = b"\x07\x80"
 
 
 def _tlv(tag, content):
@@ -115,11 +97,6 @@ def _context(number, content, constructed=True):
     return _tlv((0xA0 if constructed else 0x80) | number, content)
 
 
-def _algorithm(dotted):
-    # RFC 4055 wants explicit NULL parameters for the RSA PKCS#1 v1.5 algorithms.
-    return _sequence(_oid(dotted), _tlv(_NULL, b""))
-
-
 def _time(moment):
     # RFC 5280 section 4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050 on.
     if moment.year < 2050:
@@ -128,118 +105,75 @@ def _time(moment):
 
 
 def _name(common_name):
-    def attribute(dotted, text):
-        return _tlv(_SET, _sequence(_oid(dotted), _tlv(_UTF8, text.encode("utf-8"))))
+    return _sequence(_tlv(_SET, _sequence(_oid(_COMMON_NAME), _tlv(_UTF8, common_name.encode("utf-8")))))
 
-    return _sequence(attribute(_ORGANIZATION, ORGANIZATION), attribute(_COMMON_NAME, common_name))
+
+def _general_name(host, mask=False):
+    # With mask, an address is the one-host range a name constraint takes.
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return _context(2, host.lower().encode("ascii"), constructed=False)
+    return _context(7, address.packed + (b"\xff" * len(address.packed) if mask else b""), constructed=False)
 
 
 def _pem(label, der):
-    text = base64.b64encode(der).decode("ascii")
-    lines = [text[i:i + 64] for i in range(0, len(text), 64)]
-    return "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, "\n".join(lines), label)
+    lines = textwrap.fill(base64.b64encode(der).decode("ascii"), 64)
+    return "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, lines, label)
 
 
-# ---------------------------------------------------------------------------- RSA
+def add(p, q):
+    """The sum of two points of the curve; None is the point at infinity."""
+    if p is None or q is None:
+        return q if p is None else p
+    if p[0] == q[0] and (p[1] + q[1]) % P == 0:
+        return None
+    if p == q:
+        slope = 3 * (p[0] * p[0] - 1) * pow(2 * p[1], -1, P)
+    else:
+        slope = (q[1] - p[1]) * pow(q[0] - p[0], -1, P)
+    x = (slope * slope - p[0] - q[0]) % P
+    return x, (slope * (p[0] - x) - p[1]) % P
 
 
-def _composite_by(base, n, odd, twos):
-    """Whether ``base`` proves ``n`` composite (a Miller-Rabin witness); n - 1 = odd * 2**twos."""
-    x = pow(base, odd, n)
-    if x == 1 or x == n - 1:
-        return False
-    for _ in range(twos - 1):
-        x = x * x % n
-        if x == n - 1:
-            return False
-    return True
+def multiply(k, point):
+    result = None
+    while k:
+        if k & 1:
+            result = add(result, point)
+        point, k = add(point, point), k >> 1
+    return result
 
 
-def _probably_prime(n, rounds=_ROUNDS):
-    """Miller-Rabin: base 2 first, then ``rounds`` random bases. Most candidates that reach
-    here are composite and base 2 rejects them, at about three quarters of the cost of a
-    random base, since CPython multiplies by a one-digit base cheaply."""
-    odd, twos = n - 1, 0
-    while not odd & 1:
-        odd >>= 1
-        twos += 1
-    if _composite_by(2, n, odd, twos):
-        return False
-    return not any(_composite_by(secrets.randbelow(n - 3) + 2, n, odd, twos) for _ in range(rounds))
+class EcKey:
+    """A P-256 private key: made, used to sign, and written as PEM."""
 
-
-def _sieved(start):
-    """Flags for the odd numbers ``start + 2i`` (``start`` odd) in one window: 0 for those
-    that a small prime divides."""
-    alive = bytearray([1]) * _WINDOW
-    for p in _SMALL_PRIMES:
-        # start + 2i = 0 (mod p) first at i = -start / 2 (mod p), and 2's inverse is (p + 1) / 2.
-        first = -(start % p) * ((p + 1) >> 1) % p
-        if first < _WINDOW:
-            alive[first::p] = _ZEROS[:(_WINDOW - 1 - first) // p + 1]
-    return alive
-
-
-def _prime(bits):
-    """A random prime of exactly ``bits`` bits whose p - 1 is prime to the public exponent."""
-    while True:
-        # The top two bits set make the product of two such primes exactly twice as long.
-        start = secrets.randbits(bits) | (0b11 << (bits - 2)) | 1
-        for index, alive in enumerate(_sieved(start)):
-            candidate = start + 2 * index
-            # The exponent is prime, so it has an inverse modulo p - 1 unless it divides it.
-            if not alive or candidate % PUBLIC_EXPONENT == 1 or candidate.bit_length() != bits:
-                continue
-            if _probably_prime(candidate):
-                return candidate
-
-
-class RsaKey:
-    """An RSA private key: made, used to sign, and written as PKCS#8 PEM."""
-
-    def __init__(self, p, q, e=PUBLIC_EXPONENT):
-        self.p, self.q, self.e = p, q, e
-        self.n = p * q
-        self.d = pow(e, -1, (p - 1) * (q - 1) // math.gcd(p - 1, q - 1))
-        self.size = (self.n.bit_length() + 7) // 8
-
-    @classmethod
-    def generate(cls, bits=KEY_BITS):
-        while True:
-            p, q = _prime(bits // 2), _prime(bits // 2)
-            if p != q:
-                return cls(max(p, q), min(p, q))
+    def __init__(self, secret=None):
+        self.secret = secret or secrets.randbelow(N - 1) + 1
+        x, y = multiply(self.secret, G)
+        self.point = b"\x04" + x.to_bytes(32, "big") + y.to_bytes(32, "big")
 
     def public_key_info(self):
-        """The SubjectPublicKeyInfo that a certificate carries."""
-        return _sequence(_algorithm(_RSA_ENCRYPTION),
-                         _bits(_sequence(_integer(self.n), _integer(self.e))))
+        return _sequence(_sequence(_oid(_EC_PUBLIC_KEY), _oid(_PRIME256V1)), _bits(self.point))
 
     def identifier(self):
         # RFC 7093 method 1: SHA-256 of the key's bits, cut to 160 bits, so SHA-1 is never needed.
-        return hashlib.sha256(_sequence(_integer(self.n), _integer(self.e))).digest()[:20]
+        return hashlib.sha256(self.point).digest()[:20]
 
     def sign(self, data):
-        """The PKCS#1 v1.5 signature of ``data`` with SHA-256."""
-        digest_info = _sequence(_algorithm(_SHA256),
-                                _tlv(_OCTET_STRING, hashlib.sha256(data).digest()))
-        padded = b"\x00\x01" + b"\xff" * (self.size - len(digest_info) - 3) + b"\x00" + digest_info
-        message = int.from_bytes(padded, "big")
-        # The Chinese remainder theorem: two half-size exponentiations instead of one.
-        p, q = self.p, self.q
-        low, high = pow(message, self.d % (q - 1), q), pow(message, self.d % (p - 1), p)
-        signature = low + (pow(q, -1, p) * (high - low) % p) * q
-        return signature.to_bytes(self.size, "big")
+        # FIPS 186-4, 6.4.
+        digest = int.from_bytes(hashlib.sha256(data).digest(), "big")
+        while True:
+            nonce = secrets.randbelow(N - 1) + 1
+            r = multiply(nonce, G)[0] % N
+            s = pow(nonce, -1, N) * (digest + r * self.secret) % N
+            if r and s:
+                return _sequence(_integer(r), _integer(s))
 
     def private_pem(self):
-        p, q, d = self.p, self.q, self.d
-        fields = (0, self.n, self.e, d, p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))
-        private = _sequence(*(_integer(value) for value in fields))
-        info = _sequence(_integer(0), _algorithm(_RSA_ENCRYPTION), _tlv(_OCTET_STRING, private))
-        return _pem("PRIVATE KEY", info)
-
-
-# ---------------------------------------------------------------------------- certificates
+        # SEC 1 (RFC 5915): version 1, the secret, the curve and the public point.
+        return _pem("EC PRIVATE KEY", _sequence(_integer(1), _tlv(_OCTET_STRING, self.secret.to_bytes(32, "big")),
+                                                _context(0, _oid(_PRIME256V1)), _context(1, _bits(self.point))))
 
 
 def _extension(dotted, value, critical=False):
@@ -247,21 +181,13 @@ def _extension(dotted, value, critical=False):
     return _sequence(_oid(dotted), flag, _tlv(_OCTET_STRING, value))
 
 
-def _alt_names(hosts):
-    """A subjectAltName's GeneralNames: an iPAddress for each address, a dNSName otherwise."""
-    names = []
-    for host in hosts:
-        try:
-            names.append(_context(7, ipaddress.ip_address(host).packed, constructed=False))
-        except ValueError:
-            names.append(_context(2, host.lower().encode("ascii"), constructed=False))
-    return _sequence(*names)
-
-
-def _ca_extensions(key):
+def _ca_extensions(key, hosts):
+    # permittedSubtrees [0], each GeneralSubtree only its base: no minimum, no maximum.
+    permitted = _context(0, b"".join(_sequence(_general_name(host, mask=True)) for host in hosts))
     return [
         _extension(_BASIC_CONSTRAINTS, _sequence(_tlv(_BOOLEAN, b"\xff")), critical=True),
         _extension(_KEY_USAGE, _tlv(_BIT_STRING, _CA_KEY_USAGE), critical=True),
+        _extension(_NAME_CONSTRAINTS, _sequence(permitted), critical=True),
         _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
     ]
 
@@ -272,111 +198,94 @@ def _server_extensions(key, issuer_key, hosts):
         _extension(_BASIC_CONSTRAINTS, _sequence(), critical=True),
         _extension(_KEY_USAGE, _tlv(_BIT_STRING, _SERVER_KEY_USAGE), critical=True),
         _extension(_EXT_KEY_USAGE, _sequence(_oid(_SERVER_AUTH))),
-        _extension(_SUBJECT_ALT_NAME, _alt_names(hosts)),
+        _extension(_SUBJECT_ALT_NAME, _sequence(*(_general_name(host) for host in hosts))),
         _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
         _extension(_AUTHORITY_KEY_ID, _sequence(_context(0, issuer_key.identifier(), constructed=False))),
     ]
 
 
-def certificate(subject, key, issuer, issuer_key, extensions, days=VALID_DAYS, now=None):
-    """A DER X.509 v3 certificate of ``key`` for the name ``subject``, signed by
-    ``issuer_key`` as ``issuer`` (both names are DER, from the same ``_name``)."""
-    now = (now or _dt.datetime.now(_dt.timezone.utc)).replace(microsecond=0)
-    # Backdated a day so that a client whose clock runs a little behind still accepts it.
-    validity = _sequence(_time(now - _dt.timedelta(days=1)), _time(now + _dt.timedelta(days=days)))
+def certificate(subject, key, issuer, issuer_key, extensions):
+    now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+    validity = _sequence(_time(now - BACKDATED), _time(now + _dt.timedelta(days=VALID_DAYS)))
     # Positive, non-zero and at most 20 octets, as RFC 5280 section 4.1.2.2 asks.
     serial = secrets.randbits(127) | 1
-    signed = _algorithm(_SHA256_WITH_RSA)
+    signed = _sequence(_oid(_ECDSA_WITH_SHA256))
     tbs = _sequence(_context(0, _integer(2)), _integer(serial), signed, issuer, validity, subject,
                     key.public_key_info(), _context(3, _sequence(*extensions)))
     return _sequence(tbs, signed, _bits(issuer_key.sign(tbs)))
 
 
-# ---------------------------------------------------------------------------- the authority
+def _private(path):
+    """Whether ``path`` is a folder (not a link to one) of this user's that nobody else
+    may enter."""
+    found = os.lstat(path)
+    if not hasattr(os, "getuid"):  # Windows, where the folders of a user's profile are theirs
+        return stat.S_ISDIR(found.st_mode)
+    return stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid() and not found.st_mode & 0o077
 
 
-def _remove(paths, folder):
-    for path in paths:
-        try:
-            os.remove(path)
-        except OSError:
-            pass
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
+def private_folder():
+    """A new folder of this user's, 0700, with a name nobody can guess, in a
+    ``benchmarks-wiki`` folder (0700 too) of ``$XDG_RUNTIME_DIR`` when that is private to
+    this user, else of the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``); never
+    in a folder that other users may write to."""
+    base = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not (os.path.isabs(base) and os.path.isdir(base) and _private(base)):
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        base = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".cache")
+    parent = os.path.join(base, "benchmarks-wiki")
+    os.makedirs(parent, mode=0o700, exist_ok=True)
+    if not os.path.islink(parent):
+        os.chmod(parent, 0o700)
+    if not _private(parent):
+        raise PermissionError("%s is not a folder of this user's that only it may enter" % parent)
+    folder = tempfile.mkdtemp(prefix="sandbox-", dir=parent)
+    # mkdtemp asks for 0700, but a umask could have taken bits away.
+    os.chmod(folder, 0o700)
+    return folder
 
 
-class Authority:
-    """A throwaway CA and the server certificates it made, as files in one private folder.
+class Authority(dict):
+    """A throwaway CA, and the mapping of each server certificate's name to its
+    ``(certfile, keyfile)``: files in a new :func:`private_folder`, removed with it by
+    :meth:`remove` (or when the object is collected, or at exit). ``hosts`` are what the CA
+    may vouch for besides :data:`LOCAL_HOSTS`."""
 
-    ``folder``: where the files go; by default a fresh private temporary folder. A folder
-    made here is removed with everything in it by :meth:`remove` (or when the object is
-    collected, or at exit); in a folder the caller names, only the files written here are.
-    ``authority[name]`` is the ``(certfile, keyfile)`` pair made under that name.
-    """
-
-    def __init__(self, folder=None, *, name="benchmarks-wiki sandbox CA", days=VALID_DAYS):
-        made = folder is None or not os.path.isdir(folder)
-        if folder is None:
-            folder = tempfile.mkdtemp(prefix="benchmarks-wiki-sandbox-")  # mode 0700
-        else:
-            os.makedirs(folder, mode=0o700, exist_ok=True)
-        self.folder = os.path.abspath(folder)
-        self.days = days
-        self.pairs = {}
-        self._written = []
+    def __init__(self, hosts=()):
+        self.folder = private_folder()
         # Removal must happen even when nobody calls remove(): weakref.finalize also runs at exit.
-        self._cleanup = weakref.finalize(self, _remove, self._written, self.folder if made else None)
-        self._key = RsaKey.generate()
-        self._subject = _name(name)
-        ca = certificate(self._subject, self._key, self._subject, self._key,
-                         _ca_extensions(self._key), days)
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
+        super().__init__()
+        self._key = EcKey()
+        self._subject = _name("benchmarks-wiki sandbox CA")
+        hosts = dict.fromkeys(LOCAL_HOSTS + tuple(hosts))
+        ca = certificate(self._subject, self._key, self._subject, self._key, _ca_extensions(self._key, hosts))
         self.ca_file = self._write("ca.pem", _pem("CERTIFICATE", ca))
 
-    def issue(self, name, hosts=("127.0.0.1", "localhost")):
-        """Make a server certificate signed by this CA for ``hosts`` (IP addresses or DNS
-        names), with a key of its own; returns and records its ``(certfile, keyfile)``."""
-        key = RsaKey.generate()
-        der = certificate(_name(name), key, self._subject, self._key,
-                          _server_extensions(key, self._key, hosts), self.days)
-        return self._pair(name, der, key)
-
-    def self_signed(self, name, hosts=("127.0.0.1", "localhost")):
-        """Make a server certificate that signs itself: a client that trusts only this CA
-        refuses it, as it would any certificate from an unknown issuer."""
-        key = RsaKey.generate()
-        subject = _name(name)
-        der = certificate(subject, key, subject, key, _server_extensions(key, key, hosts), self.days)
-        return self._pair(name, der, key)
-
-    def _pair(self, name, der, key):
+    def issue(self, name, hosts=LOCAL_HOSTS, self_signed=False):
+        """Make a server certificate for ``hosts`` (IP addresses or DNS names) with a key of
+        its own, signed by this CA or, for a client to refuse as one from an unknown
+        issuer, by itself; returns and records its ``(certfile, keyfile)``."""
         if os.sep in name or name in ("", ".", "..", "ca"):
             raise ValueError("a certificate name is a plain file name other than ca: %r" % name)
-        pair = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
-                self._write(name + "-key.pem", key.private_pem()))
-        self.pairs[name] = pair
-        return pair
+        key = EcKey()
+        issuer, issuer_key = (_name(name), key) if self_signed else (self._subject, self._key)
+        der = certificate(_name(name), key, issuer, issuer_key, _server_extensions(key, issuer_key, hosts))
+        self[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
+                      self._write(name + "-key.pem", key.private_pem()))
+        return self[name]
 
     def _write(self, filename, text):
         path = os.path.join(self.folder, filename)
-        # Created with its final mode, so a key is never readable by others, even briefly.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as out:
+        # Made with its final mode, so that a key is never readable by others even briefly,
+        # and given it again, since a umask may have taken bits away.
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="ascii") as out:
+            os.chmod(path, 0o600)
             out.write(text)
-        self._written.append(path)
         return path
 
-    def __getitem__(self, name):
-        try:
-            return self.pairs[name]
-        except KeyError:
-            raise KeyError("no certificate named %r; made here: %s"
-                           % (name, ", ".join(sorted(self.pairs)) or "none")) from None
-
-    def __contains__(self, name):
-        return name in self.pairs
-
     def remove(self):
-        """Delete the files (and the folder, when it was made here); safe to call twice."""
+        """Delete the folder and everything in it; safe to call twice."""
         self._cleanup()
 
     def __enter__(self):

@@ -1,27 +1,22 @@
-"""Deciding the answer to each route of the interface, publish included.
+"""The answer to each route of the interface, publish included, apart from how it is
+sent: :class:`Routes`, for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in; and
+the :class:`ReplyBot` that answers what is published."""
 
-:class:`Routes` is mixed into :class:`~benchmarks_wiki.sandbox.server.Portal`; it uses the
-portal's ``catalogue``, ``legacy``, ``origin``, ``published``, ``_bot``, ``_lock``,
-``_note_error()``, ``_now()`` and ``_take()``, and keeps the nonces, the published posts'
-order and the cursor key itself.
-"""
-
-import base64
-import bisect
 import collections
+import dataclasses
 import datetime as _dt
 import hashlib
-import hmac
 import html
 import json
+import queue
 import re
 import secrets
+import threading
+import time
 import traceback
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 
-from .catalogue import (Catalogue, format_time, normalise_body, normalise_text, parse_time,
-                        plain_text, task_markdown)
-from .replies import JSON_TYPE, Refusal, Reply, error_reply, headers_get, json_reply
+from .catalogue import format_time, normalise_text, parse_time, plain_text, task_markdown
 
 MAX_URL_BYTES = 8192
 MAX_BODY_BYTES = 2048
@@ -29,532 +24,427 @@ MAX_CLAIM_CHARS = 64
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 100
 NONCE_TTL = _dt.timedelta(hours=24)
-# Posts published to a portal that it keeps (those of its catalogue are kept apart and
-# always): past this, the oldest published ones are forgotten, so that a portal that runs
-# for days keeps working in bounded memory.
+# What a portal keeps of the posts published to it, and of its cursors: past these, the
+# oldest go, so that a portal that runs for days does so in bounded memory.
 MAX_POSTS = 10000
+MAX_CURSORS = 10000
 
 NONCE_RE = re.compile(r"[A-Za-z0-9_-]{16,64}\Z")
 DIGITS_RE = re.compile(r"[0-9]{1,9}\Z")
-PUBLISH_PARAMS = frozenset(
-    ("body", "task_id", "thread_id", "reply_to", "revision", "agent_name", "model",
-     "run_label", "kind", "nonce")
-)
+PUBLISH_PARAMS = frozenset(("body", "task_id", "thread_id", "reply_to", "revision", "agent_name",
+                            "model", "run_label", "kind", "nonce"))
+PLACES = ("task_id", "thread_id", "reply_to")
+# A benchmark's fields as listed; the benchmark itself has more.
+LISTED = ("slug", "name", "has_problems", "problem_count", "splits", "metric", "license", "url")
 KINDS = ("result", "note", "question")
 CLAIMS = ("agent_name", "model", "run_label")
+# The portal's page of search results, as a browser shows it.
+SEARCH_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Search: {query} \u00b7 benchmarks.wiki</title></head>
+<body><h1>Results for <q>{query}</q></h1>
+<p>{benchmarks} benchmarks, {problems} problems</p>
+<ul>
+{items}
+</ul></body></html>
+"""
 # What a browser sends when a person types the URL; anything else marks an embedded,
 # scripted or cross-site request.
-TYPED_FETCH = {
-    "sec-fetch-site": "none",
-    "sec-fetch-mode": "navigate",
-    "sec-fetch-user": "?1",
-    "sec-fetch-dest": "document",
-}
+TYPED_FETCH = {"sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-user": "?1",
+               "sec-fetch-dest": "document"}
+# Who the reply bot claims to be, and what it says.
+BOT_NAME, BOT_MODEL = "checker-bot", "other-model"
+BOT_REPLY = "Thanks. With temperature 0 I get the same; did you try more than one sample?"
+JSON_TYPE = "application/json; charset=utf-8"
 
 
-def _b64(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+@dataclasses.dataclass
+class Reply:
+    """An answer to write. ``body`` is bytes, or an iterable of bytes written piece by piece
+    as it is made, after which the connection ends, so that an answer can come slowly or
+    never end; ``length``, when given, is the Content-Length declared in place of the
+    body's own, and a body shorter than it also ends the connection."""
+
+    status: int
+    body: object = b""
+    headers: list = dataclasses.field(default_factory=list)
+    length: object = None
 
 
-def _unb64(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+class Refusal(Exception):
+    """A refusal found deep in a route, answered as its JSON error."""
+
+    def __init__(self, status, code, message, headers=None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers
+
+
+def json_reply(status, obj, headers=None):
+    body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return Reply(status, body, [("Content-Type", JSON_TYPE)] + list(headers or ()))
+
+
+def error_reply(status, code, message, headers=None):
+    return json_reply(status, {"error": {"code": code, "message": message}}, headers)
+
+
+def parse_query(query):
+    """The query's (name, value) pairs, and whether it was not UTF-8."""
+    try:
+        return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="strict"), False
+    except UnicodeDecodeError:
+        return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="replace"), True
 
 
 class Routes:
-    """The answers of the interface, for a portal to mix in."""
-
     def _init_routes(self, max_posts):
-        if max_posts < 1:
-            raise ValueError("max_posts must be at least 1")
         self.max_posts = max_posts
-        # nonce -> its uses, oldest first: (time, address, fields, post). The post object
+        # (nonce, address, fields) -> (time, post) of each use, oldest first. The post
         # itself is kept, so that a replay still answers with it once it is forgotten.
-        self._nonces = {}
-        # (time, nonce) of every use, oldest first, so that expired ones go from the front.
-        self._nonce_order = collections.deque()
-        # Ids of the posts published here, oldest first.
+        self._nonces = collections.OrderedDict()
         self._published_ids = collections.deque()
-        self._cursor_key = secrets.token_bytes(16)
+        # token -> (listing, key after which the next page starts), oldest first.
+        self._cursors = collections.OrderedDict()
         self._catalog_doc = None
 
     def forget_nonces(self):
         """Forget every kept nonce, as if 24 hours had passed."""
         with self._lock:
             self._nonces.clear()
-            self._nonce_order.clear()
+
+    def invalidate_cursors(self):
+        """Make every cursor handed out so far stale (400 ``invalid_cursor``)."""
+        with self._lock:
+            self._cursors.clear()
 
     def _keep_published(self, post_id):
-        """Count a post published here (by a client or the reply bot), and forget the
-        oldest ones past ``max_posts``; under the lock."""
+        """Past ``max_posts`` posts published here, the oldest go; under the lock."""
         self._published_ids.append(post_id)
         while len(self._published_ids) > self.max_posts:
             oldest = self._published_ids.popleft()
             if oldest in self.catalogue.posts:
                 self.catalogue.remove_post(oldest)
 
-    def _remember_nonce(self, nonce, use):
-        """Keep a nonce's use for 24 hours, and let go of those older than that; at most
-        ``max_posts`` of them, since each made a post."""
-        self._nonces.setdefault(nonce, []).append(use)
-        order = self._nonce_order
-        order.append((use[0], nonce))
-        now = use[0]
-        while order and (now - order[0][0] >= NONCE_TTL or len(order) > self.max_posts):
-            _, old = order.popleft()
-            uses = self._nonces[old]
-            # Uses of one nonce are kept in the order they were made, as the queue is.
-            del uses[0]
-            if not uses:
-                del self._nonces[old]
+    def _remember_nonce(self, use, now, post):
+        # At most max_posts uses are kept, since each made a post.
+        self._nonces[use] = (now, post)
+        self._nonces.move_to_end(use)
+        while len(self._nonces) > self.max_posts or now - next(iter(self._nonces.values()))[0] >= NONCE_TTL:
+            self._nonces.popitem(last=False)
 
-    def invalidate_cursors(self):
-        """Make every cursor handed out so far stale (400 ``invalid_cursor``)."""
-        with self._lock:
-            self._cursor_key = secrets.token_bytes(16)
-
-    # -- routing
-
-    def _answer(self, method, raw_path, target, pairs, bad_query, headers, address, scheme):
-        """The answer to a request no fault has taken over: a refusal becomes its JSON
-        error, and an unexpected exception a 500 whose traceback goes to ``errors``."""
+    def _answer(self, request):
+        """The portal's own answer; an exception is a 500, its traceback in ``errors``."""
+        raw_path, _, query = request.target.partition("?")
+        pairs, bad_query = parse_query(query)
+        target, headers = request.target, list(request.headers.items())
         try:
-            return self._route(method, raw_path, target, pairs, bad_query, headers, address,
-                               scheme)
+            if request.scheme == "http":
+                if raw_path == "/api/v1/publish":
+                    raise Refusal(403, "https_required", "publish is accepted over HTTPS only")
+                return Reply(301, b"", [("Location", self.origin + target)])
+            self._check_request(request.method, target, pairs, bad_query)
+            segments = [unquote(s) for s in raw_path.split("/")[1:]]
+            if segments == ["search"]:
+                return self._search(dict(pairs).get("q", ""))
+            reply = None
+            if segments[:2] == ["api", "v1"]:
+                with self._lock:
+                    reply = self._api_route(segments[2:], dict(pairs), headers, request.client_address)
+            return _found(reply, "route", raw_path)
         except Refusal as refusal:
             return error_reply(refusal.status, refusal.code, refusal.message, refusal.headers)
         except Exception:
             self._note_error(traceback.format_exc())
             return error_reply(500, "internal", "the sandbox failed; see portal.errors")
 
-    def _route(self, method, raw_path, target, pairs, bad_query, headers, address, scheme):
-        if scheme == "http":
-            if raw_path == "/api/v1/publish":
-                raise Refusal(403, "https_required", "publish is accepted over HTTPS only")
-            return Reply(301, b"", [("Location", self.origin + target)])
-        self._check_request(method, target, pairs, bad_query)
-        segments = [unquote(s) for s in raw_path.split("/")[1:]]
-        params = dict(pairs)
-        if segments == ["search"]:
-            return self._search(params.get("q", ""))
-        if segments[:2] != ["api", "v1"] or len(segments) < 3:
-            raise Refusal(404, "not_found", "no route %s" % raw_path)
-        with self._lock:
-            reply = self._api_route(method, segments[2:], params, headers, address)
-        if reply is None:
-            raise Refusal(404, "not_found", "no route %s" % raw_path)
-        return reply
-
     def _check_request(self, method, target, pairs, bad_query):
-        """Refuse what no route answers: an over-long URL, a method other than GET or
-        HEAD, a query that is not UTF-8, a parameter given twice."""
-        url_bytes = len(self.origin.encode("ascii")) + len(target.encode("latin-1", "replace"))
+        url_bytes = len(self.origin) + len(target.encode("latin-1", "replace"))
         if url_bytes > MAX_URL_BYTES:
-            raise Refusal(414, "uri_too_long", "the URL is %d bytes; at most %d"
-                          % (url_bytes, MAX_URL_BYTES))
-        if method not in ("GET", "HEAD"):
-            raise Refusal(405, "method_not_allowed", "every route answers GET only",
-                          [("Allow", "GET")])
+            raise Refusal(414, "uri_too_long", "the URL is %d bytes; at most %d" % (url_bytes, MAX_URL_BYTES))
+        if method != "GET":
+            raise Refusal(405, "method_not_allowed", "every route answers GET only", [("Allow", "GET")])
         if bad_query:
             raise Refusal(400, "invalid", "the query string is not valid UTF-8")
-        if len(set(name for name, _ in pairs)) != len(pairs):
-            seen = collections.Counter(name for name, _ in pairs)
-            twice = sorted(name for name, n in seen.items() if n > 1)
+        seen = collections.Counter(name for name, _ in pairs)
+        twice = sorted(name for name, n in seen.items() if n > 1)
+        if twice:
             raise Refusal(400, "invalid", "parameter given more than once: %s" % ", ".join(twice))
 
-    def _api_route(self, method, rest, params, headers, address):
-        """The answer for the path segments after ``/api/v1``, or None for no route."""
-        head, size = rest[0], len(rest)
-        if head == "publish" and size == 1:
-            if method != "GET":
-                raise Refusal(405, "method_not_allowed", "publish is a GET request",
-                              [("Allow", "GET")])
-            return self._publish(params, headers, address)
-        if head == "stats" and size == 1:
-            return json_reply(200, self.catalogue.stats(format_time(self._now())))
-        if head == "benchmarks" and size == 1:
-            return self._benchmarks(params)
-        if head == "benchmarks" and size == 2:
-            return self._benchmark(rest[1])
-        if head == "benchmarks" and size == 3 and rest[2] == "tasks":
-            return self._tasks(rest[1], params)
-        if head == "tasks" and size == 2:
-            return json_reply(200, self._task_or_404(rest[1]))
-        if head == "tasks" and size == 3 and rest[2] == "markdown":
-            return self._markdown(rest[1])
-        if head == "catalog" and size == 1:
-            return self._catalog(headers)
-        if head == "threads" and size == 1:
-            return self._threads_list(params)
-        if head == "threads" and size == 2:
-            return self._thread(rest[1], params)
-        if head == "activity" and size == 1:
-            return self._activity(params)
-        return None
+    def _api_route(self, rest, params, headers, address):
+        cat, name = self.catalogue, rest[1] if len(rest) > 1 else None
+        answers = {
+            ("publish",): lambda: self._publish(params, headers, address),
+            ("stats",): lambda: json_reply(200, cat.stats(format_time(self._now()))),
+            ("benchmarks",): lambda: self._listing("benchmarks", params, [
+                (slug, {key: cat.benchmarks[slug][key] for key in LISTED}) for slug in sorted(cat.benchmarks)]),
+            ("benchmarks", "*"): lambda: json_reply(200, _found(cat.benchmarks.get(name), "benchmark", name)),
+            ("benchmarks", "*", "tasks"): lambda: self._tasks(name, params),
+            ("tasks", "*"): lambda: json_reply(200, _found(cat.task(name), "task", name)),
+            ("tasks", "*", "markdown"): lambda: self._markdown(name),
+            ("catalog",): lambda: self._catalog(headers),
+            ("threads",): lambda: self._thread_list(params),
+            ("threads", "*"): lambda: self._thread(name, params),
+            ("activity",): lambda: self._activity(params),
+        }
+        # The route's shape: its first segment, "*" for the name that follows, then the rest.
+        answer = answers.get(tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:]), lambda: None)
+        return answer()
 
-    # -- paging
-
-    def _limit(self, params):
+    def _page(self, scope, params, entries, descending=False):
+        """The page of ``entries``, ``(key, item)`` pairs by rising key (or falling), after
+        the cursor's key, and the next page's cursor: keys, not places, so that a post made
+        while a client pages moves nothing under it."""
         raw = params.get("limit", "")
-        if raw == "":
-            return DEFAULT_LIMIT
-        if not DIGITS_RE.match(raw) or not 1 <= int(raw) <= MAX_LIMIT:
+        if raw and not (DIGITS_RE.match(raw) and 1 <= int(raw) <= MAX_LIMIT):
             raise Refusal(400, "invalid", "limit must be an integer from 1 to %d" % MAX_LIMIT)
-        return int(raw)
+        limit = int(raw or DEFAULT_LIMIT)
+        if params.get("cursor"):
+            after = self._read_cursor(scope, params["cursor"])
+            entries = [entry for entry in entries if (entry[0] < after if descending else entry[0] > after)]
+        page = entries[:limit]
+        more = len(entries) > limit
+        return [item for _, item in page], self._make_cursor(scope, page[-1][0]) if more else None
+
+    def _listing(self, scope, params, entries, descending=False):
+        items, cursor = self._page(scope, params, entries, descending)
+        return json_reply(200, {"items": items, "next_cursor": cursor})
 
     def _make_cursor(self, scope, key):
-        payload = json.dumps([scope, key], separators=(",", ":")).encode("utf-8")
-        tag = hmac.new(self._cursor_key, payload, hashlib.sha256).digest()[:12]
-        return _b64(payload) + "." + _b64(tag)
+        token = secrets.token_urlsafe(12)
+        self._cursors[token] = (scope, key)
+        if len(self._cursors) > MAX_CURSORS:
+            self._cursors.popitem(last=False)
+        return token
 
-    def _read_cursor(self, scope, params):
-        """The key stored in the request's cursor for this listing, or None without one."""
-        token = params.get("cursor", "")
-        if token == "":
-            return None
-        try:
-            encoded, _, tag = token.partition(".")
-            payload = _unb64(encoded)
-            expected = hmac.new(self._cursor_key, payload, hashlib.sha256).digest()[:12]
-            if not hmac.compare_digest(expected, _unb64(tag)):
-                raise ValueError("bad tag")
-            found_scope, key = json.loads(payload.decode("utf-8"))
-        except (ValueError, TypeError, UnicodeDecodeError):
-            raise Refusal(400, "invalid_cursor", "unknown or stale cursor") from None
-        if found_scope != scope:
+    def _read_cursor(self, scope, token):
+        found = self._cursors.get(token)
+        if found is None:
+            raise Refusal(400, "invalid_cursor", "unknown or stale cursor")
+        if found[0] != scope:
             raise Refusal(400, "invalid_cursor", "the cursor belongs to another listing")
-        return tuple(key) if isinstance(key, list) else key
-
-    # -- reads
-
-    def _benchmarks(self, params):
-        limit = self._limit(params)
-        after = self._read_cursor("benchmarks", params)
-        slugs = sorted(self.catalogue.benchmarks)
-        if after is not None:
-            slugs = slugs[bisect.bisect_right(slugs, after):]
-        page = slugs[:limit]
-        items = [Catalogue.listed(self.catalogue.benchmarks[s]) for s in page]
-        more = len(slugs) > limit
-        return json_reply(200, {"items": items, "next_cursor":
-                                 self._make_cursor("benchmarks", page[-1]) if more else None})
-
-    def _benchmark_or_404(self, slug):
-        bench = self.catalogue.benchmarks.get(slug)
-        if bench is None:
-            raise Refusal(404, "not_found", "no benchmark %s" % slug)
-        return bench
-
-    def _benchmark(self, slug):
-        return json_reply(200, self._benchmark_or_404(slug))
+        return found[1]
 
     def _tasks(self, slug, params):
-        bench = self._benchmark_or_404(slug)
+        bench = _found(self.catalogue.benchmarks.get(slug), "benchmark", slug)
         split = params.get("split", "")
         if split and split not in bench["splits"]:
             raise Refusal(400, "invalid", "%s has no split %r; its splits: %s"
-                           % (slug, split, ", ".join(bench["splits"]) or "none"))
-        limit = self._limit(params)
-        scope = "tasks/%s/%s" % (slug, split)
-        start = self._read_cursor(scope, params) or 0
-        if not isinstance(start, int):
-            raise Refusal(400, "invalid_cursor", "unknown or stale cursor")
-        tasks = self.catalogue.tasks[slug]
-        if split:
-            tasks = [t for t in tasks if t["split"] == split]
-        page = tasks[start:start + limit]
-        end = start + len(page)
-        return json_reply(200, {"items": page, "next_cursor":
-                                 self._make_cursor(scope, end) if end < len(tasks) else None})
-
-    def _task_or_404(self, task_id):
-        task = self.catalogue.task(task_id)
-        if task is None:
-            raise Refusal(404, "not_found", "no task %s" % task_id)
-        return task
+                          % (slug, split, ", ".join(bench["splits"]) or "none"))
+        tasks = [task for task in self.catalogue.tasks[slug] if task["split"] == split or not split]
+        return self._listing("tasks/%s/%s" % (slug, split), params, list(enumerate(tasks)))
 
     def _markdown(self, task_id):
-        task = self._task_or_404(task_id)
+        task = _found(self.catalogue.task(task_id), "task", task_id)
         text = task_markdown(task, self.catalogue.benchmarks[task["benchmark"]])
         return Reply(200, text.encode("utf-8"), [("Content-Type", "text/markdown; charset=utf-8")])
 
     def _catalog(self, headers):
         cat = self.catalogue
-        cached = self._catalog_doc
-        if cached is None or cached[0] != cat.version:
+        if self._catalog_doc is None or self._catalog_doc[0] != cat.version:
             generated = format_time(self._now())
-            doc = {
-                "generated_at": generated,
-                "stats": cat.stats(generated),
-                "benchmarks": [cat.benchmarks[s] for s in sorted(cat.benchmarks)],
-            }
+            doc = {"generated_at": generated, "stats": cat.stats(generated),
+                   "benchmarks": [cat.benchmarks[s] for s in sorted(cat.benchmarks)]}
             body = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-            etag = '"%s"' % hashlib.sha256(body).hexdigest()[:32]
-            cached = self._catalog_doc = (cat.version, body, etag)
-        _, body, etag = cached
-        wanted = {tag.strip() for tag in headers_get(headers, "If-None-Match", "").split(",")}
-        wanted = {tag[2:] if tag.startswith("W/") else tag for tag in wanted if tag}
+            self._catalog_doc = (cat.version, body, '"%s"' % hashlib.sha256(body).hexdigest()[:32])
+        _, body, etag = self._catalog_doc
+        asked = ",".join(value for name, value in headers if name.lower() == "if-none-match")
+        # A weak tag matches as well: the compressed catalog's is the weak form of its own.
+        wanted = {tag.strip().removeprefix("W/") for tag in asked.split(",")}
         if etag in wanted or "*" in wanted:
             return Reply(304, b"", [("ETag", etag)])
         return Reply(200, body, [("Content-Type", JSON_TYPE), ("ETag", etag)])
 
     def _search(self, query):
         words = query.lower().split()
-        benches, tasks = [], []
+
+        def found(*texts):
+            text = " ".join(texts).lower()
+            return words and all(word in text for word in words)
+
         with self._lock:
             cat = self.catalogue
-            if words:
-                for slug in sorted(cat.benchmarks):
-                    bench = cat.benchmarks[slug]
-                    text = " ".join((slug, bench["name"], bench["description"])).lower()
-                    if all(w in text for w in words):
-                        benches.append(bench)
-                for slug in sorted(cat.tasks):
-                    for task in cat.tasks[slug]:
-                        if all(w in cat.search_text(task) for w in words):
-                            tasks.append(task)
-        shown = tasks[:50]
+            benches = [bench for slug, bench in sorted(cat.benchmarks.items())
+                       if found(slug, bench["name"], bench["description"])]
+            tasks = [task for slug in sorted(cat.tasks) for task in cat.tasks[slug]
+                     if found(slug, task["key"], plain_text(task["body"]))]
         esc = html.escape
-        out = [
-            "<!DOCTYPE html>",
-            '<html lang="en"><head><meta charset="utf-8">',
-            "<title>Search: %s \u00b7 benchmarks.wiki</title></head><body>" % esc(query),
-            '<form action="/search" method="get"><input type="search" name="q" value="%s">'
-            "<button>Search</button></form>" % esc(query),
-            "<h1>Results for <q>%s</q></h1>" % esc(query),
-            '<p class="count">%d benchmarks, %d problems</p>' % (len(benches), len(tasks)),
-            '<ul class="benchmarks">',
-        ]
-        for bench in benches:
-            out.append('<li><a href="%s">%s</a> \u2014 %s</li>'
-                       % (esc(bench["url"]), esc(bench["name"]), esc(bench["description"])))
-        out.append('</ul><ul class="tasks">')
-        for task in shown:
-            snippet = " ".join(plain_text(task["body"]).split())[:160]
-            out.append('<li><a href="%s">%s / %s</a><p>%s</p></li>'
-                       % (esc(task["url"]), esc(task["benchmark"]), esc(task["key"]),
-                          esc(snippet)))
-        out.append("</ul></body></html>")
-        return Reply(200, "\n".join(out).encode("utf-8"),
-                      [("Content-Type", "text/html; charset=utf-8")])
+        items = ['<li><a href="%s">%s</a> \u2014 %s</li>' % (esc(b["url"]), esc(b["name"]), esc(b["description"]))
+                 for b in benches]
+        items += ['<li><a href="%s">%s / %s</a><p>%s</p></li>' % (
+            esc(t["url"]), esc(t["benchmark"]), esc(t["key"]), esc(" ".join(plain_text(t["body"]).split())[:160]))
+            for t in tasks[:50]]
+        page = SEARCH_PAGE.format(query=esc(query), benchmarks=len(benches), problems=len(tasks),
+                                  items="\n".join(items))
+        return Reply(200, page.encode("utf-8"), [("Content-Type", "text/html; charset=utf-8")])
 
-    def _threads_list(self, params):
-        task_id = params.get("task_id", "")
+    def _thread_list(self, params):
+        cat, task_id = self.catalogue, params.get("task_id", "")
         if task_id:
-            self._task_or_404(task_id)
-        limit = self._limit(params)
-        scope = "threads/%s" % task_id
-        after = self._read_cursor(scope, params)
-        cat = self.catalogue
-        keyed = sorted(((t["last_post_at"], cat._thread_seq[tid]), t)
-                       for tid, t in cat.threads.items()
-                       if not task_id or t["task_id"] == task_id)
-        keyed.reverse()
-        if after is not None:
-            keyed = [(k, t) for k, t in keyed if k < after]
-        page = keyed[:limit]
-        more = len(keyed) > limit
-        return json_reply(200, {"items": [t for _, t in page], "next_cursor":
-                                 self._make_cursor(scope, list(page[-1][0])) if more else None})
+            _found(cat.task(task_id), "task", task_id)
+        entries = sorted(((cat.thread_key(tid), thread) for tid, thread in cat.threads.items()
+                          if not task_id or thread["task_id"] == task_id), key=lambda e: e[0], reverse=True)
+        return self._listing("threads/%s" % task_id, params, entries, descending=True)
 
     def _thread(self, thread_id, params):
         cat = self.catalogue
-        if self.legacy or thread_id not in cat.threads:
-            raise Refusal(404, "not_found", "no thread %s" % thread_id)
-        limit = self._limit(params)
-        scope = "thread/%s" % thread_id
-        after = self._read_cursor(scope, params)
-        order = cat._thread_order[thread_id]
-        start = 0 if after is None else bisect.bisect_left(order, (after[0], after[1] + 1))
-        page = order[start:start + limit]
-        more = start + limit < len(order)
-        doc = dict(cat.threads[thread_id])
-        doc["posts"] = [cat.posts[pid] for _, _, pid in page]
-        doc["next_cursor"] = self._make_cursor(scope, list(page[-1][:2])) if more else None
-        return json_reply(200, doc)
+        _found(None if self.legacy else cat.threads.get(thread_id), "thread", thread_id)
+        entries = [((created, seq), cat.posts[pid]) for created, seq, pid in cat.thread_order[thread_id]]
+        posts, cursor = self._page("thread/%s" % thread_id, params, entries)
+        return json_reply(200, dict(cat.threads[thread_id], posts=posts, next_cursor=cursor))
 
     def _activity(self, params):
         cat = self.catalogue
-        since_text, thread_id, task_id = (params.get(n, "") for n in ("since", "thread_id", "task_id"))
-        since = ""
-        if since_text:
+        since, thread_id, task_id = (params.get(n, "") for n in ("since", "thread_id", "task_id"))
+        if since:
             try:
-                moment = parse_time(since_text)
+                moment = parse_time(since)
             except ValueError:
                 raise Refusal(400, "invalid", "since must be an RFC 3339 date-time, "
-                               "such as 2026-11-29T10:15:02Z") from None
-            if moment.microsecond:
-                moment += _dt.timedelta(seconds=1)
-            since = format_time(moment)
-        if thread_id and thread_id not in cat.threads:
-            raise Refusal(404, "not_found", "no thread %s" % thread_id)
+                              "such as 2026-11-29T10:15:02Z") from None
+            # Times are kept to the second: a fraction keeps the posts of the next one on.
+            since = format_time(moment + _dt.timedelta(seconds=1 if moment.microsecond else 0))
+        if thread_id:
+            _found(cat.threads.get(thread_id), "thread", thread_id)
         if task_id:
-            self._task_or_404(task_id)
-        limit = self._limit(params)
-        scope = "activity/%s/%s/%s" % (since, thread_id, task_id)
-        after = self._read_cursor(scope, params)
-        order = cat._thread_order[thread_id] if thread_id else cat._activity
-        index = len(order) if after is None else bisect.bisect_left(order, (after[0], after[1]))
-        items, last, more = [], None, False
-        while index > 0:
-            index -= 1
-            created, seq, pid = order[index]
-            if created < since:
-                break
-            post = cat.posts[pid]
-            if task_id and post["task_id"] != task_id:
-                continue
-            if len(items) == limit:
-                more = True
-                break
-            items.append(post)
-            last = (created, seq)
-        return json_reply(200, {"items": items, "next_cursor":
-                                 self._make_cursor(scope, list(last)) if more else None})
-
-
-    # -- the write
+            _found(cat.task(task_id), "task", task_id)
+        order = cat.thread_order[thread_id] if thread_id else cat.activity
+        entries = [((created, seq), cat.posts[pid]) for created, seq, pid in reversed(order)
+                   if created >= since and (not task_id or cat.posts[pid]["task_id"] == task_id)]
+        return self._listing("activity/%s/%s/%s" % (since, thread_id, task_id), params, entries,
+                             descending=True)
 
     def _publish(self, params, headers, address):
-        _check_fetch_metadata(headers)
-        post = _read_submission(params)
-        task, destination = self._destination(post)
-        if post.revision is None:
-            post.revision = task["revision"]
-        elif post.revision > task["revision"]:
+        for name, value in headers:
+            if name.lower().startswith("sec-fetch-") and TYPED_FETCH.get(name.lower()) != value.strip():
+                raise Refusal(403, "fetch_metadata_refused",
+                              "refused %s: %s; send no Sec-Fetch-* headers" % (name, value))
+        fields = _submission(params)
+        nonce = fields.pop("nonce")
+        task = self._place(fields)
+        if fields["revision"] is None:
+            fields["revision"] = task["revision"]
+        elif fields["revision"] > task["revision"]:
             raise Refusal(400, "invalid", "task %s is at revision %d; there is no revision %d"
-                          % (task["task_id"], task["revision"], post.revision))
-        if post.kind is None:
-            post.kind = "result" if post.task_id is not None else "note"
-        claims = post.claims
-        fields = (destination, post.revision, claims["agent_name"], claims["model"],
-                  claims["run_label"], post.kind, post.reply_to, post.body)
-        now = self._now()
-        original = self._replayed(post.nonce, address, fields, now)
-        if original is not None:
-            reply = json_reply(200, {"created": False, "post": original})
-        else:
-            reply = self._record(post, address, fields, now)
-        if self._take("drop_after"):
-            reply.drop = True
-        failed = self._take("fail_after")
-        if failed:
-            reply = error_reply(failed, "upstream", "the gateway lost the portal's answer")
-        return reply
-
-    def _destination(self, post):
-        """The task a publish is about and where it posts: ``("task", task_id)`` opening a
-        thread, or ``("thread", thread_id)``; a reply takes its target's thread."""
-        cat = self.catalogue
-        if post.task_id is not None:
-            return self._task_or_404(post.task_id), ("task", post.task_id)
-        if post.thread_id is not None and post.thread_id not in cat.threads:
-            raise Refusal(404, "not_found", "no thread %s" % post.thread_id)
-        if post.reply_to is not None:
-            target = cat.posts.get(post.reply_to)
-            if target is None:
-                raise Refusal(404, "not_found", "no post %s" % post.reply_to)
-            if post.thread_id is not None and post.thread_id != target["thread_id"]:
-                raise Refusal(400, "invalid", "post %s is in thread %s, not %s"
-                              % (post.reply_to, target["thread_id"], post.thread_id))
-            post.thread_id = target["thread_id"]
-        task = cat.task(cat.threads[post.thread_id]["task_id"])
-        return task, ("thread", post.thread_id)
-
-    def _replayed(self, nonce, address, fields, now):
-        """The post an earlier request with this nonce, address and fields made within the
-        last 24 hours, or None."""
-        if nonce is None:
-            return None
-        for seen_at, seen_address, seen_fields, post in self._nonces.get(nonce, ()):
-            if now - seen_at < NONCE_TTL and seen_address == address and seen_fields == fields:
-                return post
-        return None
-
-    def _record(self, post, address, fields, now):
-        """Add a new post to the catalogue, remember its nonce, and answer 201."""
-        made = self.catalogue.add_post(post.body, task_id=post.task_id,
-                                       thread_id=post.thread_id, reply_to=post.reply_to,
-                                       kind=post.kind, revision=post.revision, created_at=now,
-                                       **post.claims)
+                          % (task["task_id"], task["revision"], fields["revision"]))
+        if fields["kind"] is None:
+            fields["kind"] = "result" if fields["task_id"] else "note"
+        now, use = self._now(), (nonce, address, tuple(sorted(fields.items())))
+        seen = self._nonces.get(use)
+        if nonce is not None and seen is not None and now - seen[0] < NONCE_TTL:
+            return json_reply(200, {"created": False, "post": seen[1]})
+        made = self.catalogue.add_post(created_at=now, **fields)
         self.published += 1
         self._keep_published(made["post_id"])
         if self._bot is not None:
             self._bot.schedule(made["post_id"])
-        if post.nonce is not None:
-            self._remember_nonce(post.nonce, (now, address, fields, made))
+        if nonce is not None:
+            self._remember_nonce(use, now, made)
         return json_reply(201, {"created": True, "post": made})
 
+    def _place(self, fields):
+        # A reply's thread is its target's.
+        cat = self.catalogue
+        if fields["task_id"] is not None:
+            return _found(cat.task(fields["task_id"]), "task", fields["task_id"])
+        thread_id, reply_to = fields["thread_id"], fields["reply_to"]
+        if thread_id is not None:
+            _found(cat.threads.get(thread_id), "thread", thread_id)
+        if reply_to is not None:
+            target = _found(cat.posts.get(reply_to), "post", reply_to)
+            if thread_id not in (None, target["thread_id"]):
+                raise Refusal(400, "invalid", "post %s is in thread %s, not %s"
+                              % (reply_to, target["thread_id"], thread_id))
+            fields["thread_id"] = thread_id = target["thread_id"]
+        return cat.task(cat.threads[thread_id]["task_id"])
 
-class _Submission:
-    """A publish request's parameters, checked and normalised."""
 
-    __slots__ = ("body", "claims", "kind", "nonce", "revision", "task_id", "thread_id",
-                 "reply_to")
-
-
-def _check_fetch_metadata(headers):
-    for name, value in headers:
-        lname = name.lower()
-        if lname.startswith("sec-fetch-") and TYPED_FETCH.get(lname) != value.strip():
-            raise Refusal(403, "fetch_metadata_refused",
-                          "refused %s: %s; send no Sec-Fetch-* headers" % (name, value))
+def _found(value, what, name):
+    if value is None:
+        raise Refusal(404, "not_found", "no %s %s" % (what, name))
+    return value
 
 
-def _read_submission(params):
-    """Check publish's parameters one by one, in a fixed order so that the first problem
-    is the one reported; nothing here looks at the catalogue."""
+def _submission(params):
+    """Publish's parameters, normalised: checked in a fixed order, so that the first
+    problem is the one reported."""
     unknown = sorted(set(params) - PUBLISH_PARAMS)
     if unknown:
         raise Refusal(400, "invalid", "unknown parameter: %s" % ", ".join(unknown))
-    post = _Submission()
-    post.body = _read_body(params.get("body"))
-    post.claims = {name: _read_claim(name, params.get(name)) for name in CLAIMS}
-    post.kind = params.get("kind")
-    if post.kind is not None and post.kind not in KINDS:
-        raise Refusal(400, "invalid", "kind must be one of %s" % ", ".join(KINDS))
-    post.nonce = params.get("nonce")
-    if post.nonce is not None and not NONCE_RE.match(post.nonce):
-        raise Refusal(400, "invalid", "nonce must be 16 to 64 characters of A-Z a-z 0-9 _ -")
-    post.revision = params.get("revision")
-    if post.revision is not None:
-        if not DIGITS_RE.match(post.revision) or int(post.revision) < 1:
-            raise Refusal(400, "invalid", "revision must be a positive integer")
-        post.revision = int(post.revision)
-    post.task_id, post.thread_id, post.reply_to = _read_place(params)
-    return post
-
-
-def _read_body(raw_body):
-    if raw_body is None or raw_body == "":
+    raw = params.get("body") or ""
+    if not raw:
         raise Refusal(400, "invalid", "body is required")
-    size = len(raw_body.encode("utf-8", "surrogatepass"))
+    size = len(raw.encode("utf-8", "surrogatepass"))
     if size > MAX_BODY_BYTES:
-        raise Refusal(400, "body_too_long", "body is %d bytes of UTF-8; at most %d"
-                      % (size, MAX_BODY_BYTES))
-    body = normalise_body(raw_body)
-    if not body:
+        raise Refusal(400, "body_too_long", "body is %d bytes of UTF-8; at most %d" % (size, MAX_BODY_BYTES))
+    fields = {"body": normalise_text(raw).rstrip()}
+    if not fields["body"]:
         raise Refusal(400, "invalid", "body is only whitespace")
-    return body
-
-
-def _read_claim(name, value):
-    if value is None:
-        return None
-    if not 1 <= len(value) <= MAX_CLAIM_CHARS:
-        raise Refusal(400, "invalid", "%s must be 1 to %d characters" % (name, MAX_CLAIM_CHARS))
-    return normalise_text(value)
-
-
-def _read_place(params):
-    """``task_id``, ``thread_id`` and ``reply_to``: one way of saying where the post goes."""
-    names = ("task_id", "thread_id", "reply_to")
-    task_id, thread_id, reply_to = (params.get(name) for name in names)
-    for name, value in zip(names, (task_id, thread_id, reply_to)):
-        if value == "":
+    for name in CLAIMS:
+        value = params.get(name)
+        if value is not None and not 1 <= len(value) <= MAX_CLAIM_CHARS:
+            raise Refusal(400, "invalid", "%s must be 1 to %d characters" % (name, MAX_CLAIM_CHARS))
+        fields[name] = None if value is None else normalise_text(value)
+    fields["kind"] = params.get("kind")
+    if fields["kind"] not in (None,) + KINDS:
+        raise Refusal(400, "invalid", "kind must be one of %s" % ", ".join(KINDS))
+    fields["nonce"] = params.get("nonce")
+    if fields["nonce"] is not None and not NONCE_RE.match(fields["nonce"]):
+        raise Refusal(400, "invalid", "nonce must be 16 to 64 characters of A-Z a-z 0-9 _ -")
+    revision = params.get("revision")
+    if revision is not None and not (DIGITS_RE.match(revision) and int(revision) >= 1):
+        raise Refusal(400, "invalid", "revision must be a positive integer")
+    fields["revision"] = None if revision is None else int(revision)
+    for name in PLACES:
+        if params.get(name) == "":
             raise Refusal(400, "invalid", "%s is empty" % name)
-    if task_id is not None and (thread_id is not None or reply_to is not None):
+        fields[name] = params.get(name)
+    if fields["task_id"] is not None and (fields["thread_id"] is not None or fields["reply_to"] is not None):
         raise Refusal(400, "invalid", "task_id opens a new thread; it cannot be combined "
                       "with thread_id or reply_to")
-    if task_id is None and thread_id is None and reply_to is None:
+    if all(fields[name] is None for name in PLACES):
         raise Refusal(400, "invalid", "one of task_id, thread_id or reply_to is required")
-    return task_id, thread_id, reply_to
+    return fields
+
+
+class ReplyBot:
+    """Replies as other agents would, so that a rehearsal meets what a real run meets: one
+    from checker-bot ``delay`` seconds after each post a client publishes (not a replay); at
+    most ``limit`` wait, so that a flood of posts cannot grow the queue without end."""
+
+    def __init__(self, portal, delay, limit):
+        self.portal, self.delay, self.limit = portal, delay, limit
+        # (when, post_id), due in the order they come, since every one waits as long.
+        self._due, self._thread = queue.Queue(), None
+
+    def schedule(self, post_id):
+        # A publish in flight as the portal stops leaves its reply in a queue no one reads.
+        if self._due.qsize() < self.limit:
+            self._due.put((time.monotonic() + self.delay, post_id))
+
+    def start(self):
+        self._due = queue.Queue()
+        self._thread = threading.Thread(target=self._run, args=(self._due,), name="sandbox-reply-bot",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        """Called once the portal is stopping; replies not yet due are dropped."""
+        if self._thread is not None:
+            self._due.put(None)
+            self._thread.join(timeout=5)
+
+    def _run(self, due):
+        while True:
+            item = due.get()
+            if item is None or self.portal.stopping.wait(max(0.0, item[0] - time.monotonic())):
+                return
+            post_id = item[1]
+            portal = self.portal
+            try:
+                with portal._lock:
+                    if post_id in portal.catalogue.posts:  # else forgotten past the cap meanwhile
+                        made = portal.catalogue.add_post(BOT_REPLY, reply_to=post_id, kind="note",
+                                                         agent_name=BOT_NAME, model=BOT_MODEL,
+                                                         created_at=portal._now())
+                        portal._keep_published(made["post_id"])
+            except Exception:  # one failed reply must not end the replies that follow
+                portal._note_error(traceback.format_exc())

@@ -1,111 +1,45 @@
-"""The running portal: :class:`Portal` (lifecycle, counters, connections) and the threaded
-HTTPS server and request handler underneath it."""
+"""The running portal: :class:`Portal` (lifecycle, counters, connections), the threaded
+HTTPS server underneath it, and :func:`serve`, which runs one for a person."""
 
 import collections
 import datetime as _dt
+import gzip
 import http.server
+import re
+import shlex
+import signal
 import socket
 import socketserver
 import ssl
 import struct
 import sys
 import threading
-import time
 import traceback
-from urllib.parse import parse_qsl
+import types
 
-from .bot import ReplyBot
-from .catalogue import UTC, Catalogue, whole_second_utc
+from .catalogue import UTC, Catalogue
 from .certificates import Authority
-from .faults import FaultSwitches
-from .replies import DEFAULT_CODES, Reply, accepts_gzip, error_reply, gzip_reply, phrase
-from .routes import MAX_POSTS, Routes
+from .routes import MAX_POSTS, ReplyBot, Routes, error_reply, parse_query
 
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
 MAX_ERRORS = 100
-
+COMPRESSIBLE_TYPES = ("application/json", "text/html", "text/markdown")
+# An RFC 9110 qvalue: 0 to 1 with at most three decimals.
+_QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
 # How long reset_idle_connections() waits for the connections it reset to be closed.
 _RESET_WAIT = 5.0
 
 
-class RequestRecord:
-    """One request as the portal saw it; attributes also readable as ``record["path"]``."""
+class Portal(Routes):
+    """The sandbox portal: an HTTPS server on 127.0.0.1 (or the host it is started on)
+    serving a :class:`Catalogue`. Its counters (``connections``, ``requests``,
+    ``published``, ``errors``) may be read by tests while requests are in flight.
 
-    __slots__ = ("method", "path", "params", "headers", "status", "response_bytes",
-                 "client_address", "scheme", "target")
-
-    def __init__(self, method, path, params, headers, client_address, scheme, target):
-        self.method = method
-        self.path = path
-        self.params = params
-        self.headers = headers
-        self.client_address = client_address
-        self.scheme = scheme
-        self.target = target
-        # None until answered; stays None when the connection was dropped unanswered.
-        self.status = None
-        self.response_bytes = 0
-
-    def __getitem__(self, name):
-        try:
-            return getattr(self, name)
-        except AttributeError:
-            raise KeyError(name) from None
-
-    def get(self, name, default=None):
-        return getattr(self, name, default)
-
-    def as_dict(self):
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __repr__(self):
-        return "<RequestRecord %s %s -> %s>" % (self.method, self.target, self.status)
-
-
-def _url_host(host):
-    """``host`` as it stands in a URL: an IPv6 address goes in brackets."""
-    return "[%s]" % host if ":" in host else host
-
-
-def _parse_query(query):
-    """The query's (name, value) pairs, and whether it was not valid UTF-8."""
-    try:
-        return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="strict"), False
-    except UnicodeDecodeError:
-        return parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="replace"), True
-
-
-# ---------------------------------------------------------------------------- the portal
-
-
-class Portal(FaultSwitches, Routes):
-    """The sandbox portal: an HTTPS server on 127.0.0.1 (or another host it is started on)
-    serving a :class:`Catalogue`.
-
-    Counters (``connections``, ``requests``, ``published``, ``errors``) and fault switches
-    are safe to use from test threads while requests are in flight. Each switch queues
-    ``times`` entries, used up one per request. When several are armed, a request meets
-    ``drop_before_answer`` first (and nothing else), then takes at most one of
-    ``redirect_next``, ``fail_next``, ``raw_next`` in that order; ``stall_next`` combines
-    with any answer, and ``drop_after_record`` applies only to successful publishes.
-    Requests met by a redirect, failure or raw answer are not acted on. ``flood_next``,
-    or failing that ``gzip_bomb_next``, answers in place of all of these (which are used
-    up all the same), without acting on the request.
-
-    A request whose ``Accept-Encoding`` accepts gzip gets a 200 JSON, HTML or Markdown
-    answer compressed, with ``Content-Encoding: gzip`` and ``Vary: Accept-Encoding``.
-
-    ``certificates`` names the server certificates the portal may start with: a mapping
-    from a name (``"server"``) to a ``(certfile, keyfile)`` pair, with a ``ca_file``, such
-    as a :class:`~.certificates.Authority`. Without it the portal uses
-    :attr:`default_certificates`, and without those (or with ``certificates="own"``) it
-    makes a throwaway CA of its own, with a server certificate for 127.0.0.1, localhost
-    and the host it listens on, once it listens; it deletes them when it stops.
-
-    With ``replies``, ``reply_after`` seconds after each post a client publishes, the
-    portal posts a reply to it as ``checker-bot`` would (see :mod:`.bot`); such replies
-    count in ``max_posts`` but not in ``published``.
+    ``certificates``, an :class:`~.certificates.Authority` or any mapping of names to
+    ``(certfile, keyfile)`` with a ``ca_file``, is :attr:`default_certificates` when not
+    given; without those, or with ``"own"``, the portal makes a CA of its own for as long as
+    it runs. ``replies`` has a :class:`~.routes.ReplyBot` answer each post a client publishes.
     """
 
     # The certificates of every portal given none: a test suite that starts many portals
@@ -118,49 +52,36 @@ class Portal(FaultSwitches, Routes):
         self.legacy = legacy
         self.certificates = certificates
         self._own_certificates = None
-        # When set, every request counts as coming from this address (replay matching).
+        # When set, every request counts as coming from this address, as replays see it.
         self.client_address = None
         self.connections = 0
-        self._requests = collections.deque(maxlen=max_requests)
         self.published = 0
-        # Tracebacks of unexpected exceptions in request handling; tests may assert empty.
+        self._requests = collections.deque(maxlen=max_requests)
+        # Tracebacks of what failed while answering, for tests to find empty.
         self.errors = []
-        self.host = "127.0.0.1"
-        self.port = None
-        self.plain_port = None
+        self.host, self.port, self.plain_port = "127.0.0.1", None, None
         self._lock = threading.RLock()
-        self._init_faults()
         self._init_routes(max_posts)
         self._bot = ReplyBot(self, reply_after, limit=max_posts) if replies else None
-        self._stopping = threading.Event()
+        # Whatever waits in a request waits on this, so that stop() is not held up.
+        self.stopping = threading.Event()
         self._servers = []
-        self._threads = []
-
-    # -- clock
 
     def now(self):
-        """The portal's clock; replace with ``portal.now = callable`` in tests."""
+        """The portal's clock, an aware datetime; tests replace it to move time."""
         return _dt.datetime.now(UTC)
 
     def _now(self):
-        return whole_second_utc(self.now())
-
-    # -- lifecycle
+        return self.now().astimezone(UTC).replace(microsecond=0)
 
     def _chosen_certificates(self):
-        if self.certificates == "own":
-            return self._own_certificates
-        for found in (self.certificates, Portal.default_certificates, self._own_certificates):
-            if found is not None:
-                return found
-        return None
+        chosen = Portal.default_certificates if self.certificates is None else self.certificates
+        return self._own_certificates if chosen is None or chosen == "own" else chosen
 
     @property
     def ca_file(self):
-        """The file of the CA that a client must trust to reach this portal (None while a
-        portal that makes its own is stopped)."""
-        found = self._chosen_certificates()
-        return None if found is None else found.ca_file
+        """What a client must trust (None while a portal that makes its own CA is stopped)."""
+        return getattr(self._chosen_certificates(), "ca_file", None)
 
     @property
     def origin(self):
@@ -175,53 +96,44 @@ class Portal(FaultSwitches, Routes):
         return "http://%s:%d" % (_url_host(self.host), self.plain_port)
 
     def url(self, path):
-        """The absolute URL of ``path`` (which starts with ``/``) on this portal."""
         return self.origin + path
 
     def start(self, cert="server", port=0, plain_http=False, host="127.0.0.1"):
-        """Listen on ``host`` (``port`` 0 picks a free one) with the named pair from its
-        certificates (a test suite's also have ``"wrong-host"`` and ``"untrusted"``) or a
-        ``(certfile, keyfile)`` tuple. ``plain_http`` adds a plain-HTTP listener on another
-        port that refuses publish with 403 ``https_required`` and redirects everything else
-        to HTTPS."""
+        """Listen on ``host`` (``port`` 0 picks a free one) with ``cert``, a name among its
+        certificates or a ``(certfile, keyfile)`` pair; ``plain_http`` adds a listener for
+        plain HTTP, on which publish is refused and reads are redirected to HTTPS."""
         if self._servers:
             raise RuntimeError("the portal is already started")
-        self._stopping.clear()
+        self.stopping.clear()
         # Listening comes first, so that a port in use fails before any key is made.
-        servers = [_Server(self, (host, port), None, "https")]
+        servers = [_Server(self, (host, port), "https")]
         try:
             if plain_http:
-                servers.append(_Server(self, (host, 0), None, "http"))
+                servers.append(_Server(self, (host, 0), "http"))
             servers[0].context = self._tls_context(cert, host)
         except BaseException:
-            for srv in servers:
-                srv.server_close()
+            for server in servers:
+                server.server_close()
             self._forget_own_certificates()
             raise
-        self._servers = servers
-        self.host = host
-        self.port = servers[0].server_address[1]
+        self._servers, self.host, self.port = servers, host, servers[0].server_address[1]
         if plain_http:
             self.plain_port = servers[1].server_address[1]
         with self._lock:
             self.catalogue.set_origin(self.origin)
         if self._bot is not None:
             self._bot.start()
-        for srv in self._servers:
+        for server in servers:
             # stop() waits for the serve loop to notice; a short poll keeps teardown quick.
-            thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.01},
-                                      name="portal-%s-%d" % (srv.scheme, srv.server_address[1]),
-                                      daemon=True)
-            thread.start()
-            self._threads.append(thread)
+            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True,
+                             name="portal-%s-%d" % (server.scheme, server.server_address[1])).start()
         return self
 
     def _tls_context(self, cert, host):
         if isinstance(cert, str):
             if self._chosen_certificates() is None:
-                self._own_certificates = Authority()
-                hosts = dict.fromkeys(("127.0.0.1", "localhost", host))
-                self._own_certificates.issue("server", list(hosts))
+                self._own_certificates = Authority(hosts=[host])
+                self._own_certificates.issue("server", list(dict.fromkeys(("127.0.0.1", "localhost", host))))
             cert = self._chosen_certificates()[cert]
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
@@ -234,40 +146,33 @@ class Portal(FaultSwitches, Routes):
             self._own_certificates = None
 
     def stop(self):
-        self._stopping.set()
+        self.stopping.set()
         if self._bot is not None:
             self._bot.stop()
-        for srv in self._servers:
-            srv.shutdown()
-            srv.close_connections(idle_only=False)
-            srv.server_close()
-        for thread in self._threads:
-            thread.join(timeout=5)
-        self._servers, self._threads = [], []
+        for server in self._servers:
+            server.shutdown()  # which waits for its serve loop to end
+            server.close_connections(idle_only=False)
+            server.server_close()
+        self._servers = []
         self.port = self.plain_port = None
         self._forget_own_certificates()
 
     def __enter__(self):
-        if not self._servers:
-            self.start()
-        return self
+        return self if self._servers else self.start()
 
     def __exit__(self, *exc):
         self.stop()
 
-    # -- counters and connections
-
     @property
     def requests(self):
-        """The latest requests (at most ``max_requests``), oldest first, as a new list."""
+        """The latest ``max_requests`` requests, oldest first."""
         with self._lock:
             return list(self._requests)
 
     def reset_counters(self):
         with self._lock:
-            self.connections = 0
+            self.connections = self.published = 0
             self._requests.clear()
-            self.published = 0
             del self.errors[:]
 
     def _note_error(self, text):
@@ -276,85 +181,93 @@ class Portal(FaultSwitches, Routes):
             del self.errors[:-MAX_ERRORS]
 
     def close_idle_connections(self):
-        """Close keep-alive connections waiting for their next request, as a server's
-        idle timeout would; returns how many were closed."""
-        return sum(len(srv.close_connections(idle_only=True)) for srv in list(self._servers))
+        """Close the connections waiting for a request, as an idle timeout would."""
+        return sum(len(server.close_connections(idle_only=True)) for server in list(self._servers))
 
     def reset_idle_connections(self):
-        """Abort keep-alive connections waiting for their next request with a TCP RST
-        instead of a close, as a load balancer or NAT dropping its state would; returns
-        how many were reset, once they are (or after a few seconds at most)."""
-        reset = [conn for srv in list(self._servers)
-                 for conn in srv.close_connections(idle_only=True, reset=True)]
-        deadline = time.monotonic() + _RESET_WAIT
+        """Abort the connections waiting for a request with a TCP RST, as a load balancer or
+        NAT that lost their state would; returns once they are."""
+        reset = [conn for server in list(self._servers)
+                 for conn in server.close_connections(idle_only=True, reset=True)]
         for conn in reset:
-            conn.closed.wait(max(0.0, deadline - time.monotonic()))
+            conn.closed.wait(_RESET_WAIT)
         return len(reset)
 
-    def _count_connection(self):
-        with self._lock:
-            self.connections += 1
-
-    # -- request handling
-
-    def _handle(self, method, target, headers, peer, scheme):
-        """Decide the answer to one request; returns (record, reply)."""
-        raw_path, _, query = target.partition("?")
-        pairs, bad_query = _parse_query(query)
-        address = self.client_address or peer
-        record = RequestRecord(method, raw_path, dict(pairs), dict(headers), address, scheme,
-                               target)
+    def _keep_request(self, method, target, headers, peer, scheme):
+        # Kept before it is answered; its status stays None if it never is.
+        path, _, query = target.partition("?")
+        record = types.SimpleNamespace(method=method, path=path, params=dict(parse_query(query)[0]),
+                                       headers=headers, client_address=self.client_address or peer,
+                                       scheme=scheme, target=target, status=None, response_bytes=0)
         with self._lock:
             self._requests.append(record)
-            met = self._take_faults()
-        if met.drop_before:
-            return record, Reply.dropped()
-        reply = self._takeover_reply(met)
-        if reply is not None:
-            return record, reply
-        stall, before = met.stall or (0.0, False)
-        if stall and before:
-            self._stopping.wait(stall)
-        reply = self._fault_reply(met, target)
-        if reply is None:
-            reply = self._answer(method, raw_path, target, pairs, bad_query, headers, address,
-                                 scheme)
-            if accepts_gzip(headers):
-                reply = gzip_reply(reply)
-        if not before:
-            reply.stall = stall
-        reply.truncate = bool(met.truncate)
-        return record, reply
+        return record
+
+    def respond(self, request):
+        """The answer to ``request`` (a record already in ``requests``): a
+        :class:`~.routes.Reply`, or None to close the connection without answering.
+
+        The one seam for misbehaviour, so that tests can have a portal fail in every way a
+        network or a gateway does: a subclass may answer in its place, wait first (on
+        :attr:`stopping`), drop the connection, or change how ``super().respond(request)``
+        is sent. It reads the request's method, target, headers, address and scheme.
+        """
+        reply = self._answer(request)
+        return gzip_reply(reply) if accepts_gzip(request.headers.items()) else reply
 
 
-# ---------------------------------------------------------------------------- HTTP server
+def accepts_gzip(headers):
+    """Whether ``Accept-Encoding`` (all of them, as one list) lists ``gzip`` first with a
+    quality above zero; a malformed quality refuses it."""
+    listed = ",".join(value for name, value in headers if name.lower() == "accept-encoding")
+    for entry in listed.split(","):
+        coding, _, parameters = entry.partition(";")
+        if coding.strip().lower() == "gzip":
+            for parameter in parameters.split(";"):
+                name, _, value = parameter.partition("=")
+                if name.strip().lower() == "q":
+                    return _QVALUE_RE.match(value.strip()) is not None and float(value) > 0
+            return True
+    return False
 
 
-class _Connection:
-    """A live connection: whether it waits for a request, and whether it is to be reset."""
+def gzip_reply(reply):
+    """A 200 answer's JSON, HTML or Markdown body compressed, as a web server does."""
+    headers = {name.lower(): value for name, value in reply.headers}
+    media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    if (reply.status != 200 or not reply.body or media_type not in COMPRESSIBLE_TYPES
+            or "content-encoding" in headers):
+        return reply
+    reply.body = gzip.compress(reply.body, mtime=0)
+    # The compressed bytes differ from the plain ones, so a strong validator turns weak.
+    reply.headers = [(name, "W/" + value if name.lower() == "etag" and not value.startswith("W/") else value)
+                     for name, value in reply.headers]
+    reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
+    return reply
 
-    __slots__ = ("sock", "idle", "reset", "closed")
 
-    def __init__(self, sock):
-        self.sock = sock
-        self.idle = True
-        self.reset = False
-        self.closed = threading.Event()
+def phrase(status):
+    return http.server.BaseHTTPRequestHandler.responses.get(status, ("",))[0]
+
+
+def _url_host(host):
+    return "[%s]" % host if ":" in host else host
+
+
+def _connection(sock):
+    """A live connection: whether it waits for a request, so that only idle ones are closed
+    or reset, whether it is to be reset, and when it is closed."""
+    return types.SimpleNamespace(sock=sock, idle=True, reset=False, closed=threading.Event())
 
 
 class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
     # Idle keep-alive threads must not hold up stop().
     block_on_close = False
-    allow_reuse_address = True
     request_queue_size = 64
 
-    def __init__(self, portal, address, context, scheme):
-        self.portal = portal
-        self.context = context
-        self.scheme = scheme
-        self.live = {}
-        self.live_lock = threading.Lock()
+    def __init__(self, portal, address, scheme):
+        self.portal, self.scheme, self.context = portal, scheme, None
+        self.live, self.live_lock = {}, threading.Lock()
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         super().__init__(address, _Handler)
 
@@ -365,19 +278,18 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def get_request(self):
         sock, addr = self.socket.accept()
-        self.portal._count_connection()
+        with self.portal._lock:
+            self.portal.connections += 1
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.context is not None:
             try:
-                # The handshake runs in the connection's own thread, so a slow or failing
-                # client cannot hold up accept().
-                sock = self.context.wrap_socket(sock, server_side=True,
-                                                do_handshake_on_connect=False)
+                # Handshakes run in each connection's thread, so that none holds up accept().
+                sock = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
             except OSError:
                 sock.close()
                 raise
         with self.live_lock:
-            self.live[sock] = _Connection(sock)
+            self.live[sock] = _connection(sock)
         return sock, addr
 
     def shutdown_request(self, request):
@@ -392,16 +304,15 @@ class _Server(http.server.ThreadingHTTPServer):
             conn.closed.set()
 
     def close_connections(self, idle_only, reset=False):
-        """End the live connections (only those waiting for a request, with
-        ``idle_only``); returns them. Each connection's own thread sees end of stream
-        and closes it: normally, or with ``reset`` by a TCP RST."""
+        """End the live connections (with ``idle_only``, those waiting for a request), and
+        return them: each one's thread sees the end of its stream and closes it, with
+        ``reset`` by a TCP RST."""
         with self.live_lock:
             chosen = [c for c in self.live.values() if c.idle or not idle_only]
             for conn in chosen:
                 conn.reset = conn.reset or reset
         for conn in chosen:
-            # The plain socket calls leave the TLS object alone while its own thread may
-            # be inside a read; that read then sees end of stream.
+            # Plain socket calls, which leave alone a TLS object that its thread may be reading.
             try:
                 if reset:
                     socket.socket.setsockopt(conn.sock, socket.SOL_SOCKET, socket.SO_LINGER,
@@ -422,19 +333,15 @@ class _Server(http.server.ThreadingHTTPServer):
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "benchmarks-wiki-sandbox/1"
-    sys_version = ""
 
     def log_message(self, format, *args):
         pass
 
     def handle(self):
-        self._conn = self.server.live.get(self.request) or _Connection(self.request)
-        if isinstance(self.request, ssl.SSLSocket):
-            try:
-                self.request.do_handshake()
-            except OSError:
-                return
+        self._conn = self.server.live.get(self.request) or _connection(self.request)
         try:
+            if isinstance(self.request, ssl.SSLSocket):
+                self.request.do_handshake()
             super().handle()
         except OSError:
             self.close_connection = True
@@ -448,85 +355,108 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         return super().parse_request()
 
     def do_GET(self):
-        self._dispatch()
-
-    def do_HEAD(self):
-        self._dispatch(head=True)
-
-    do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
-
-    def _dispatch(self, head=False):
-        self._drain_body()
+        # A body is read and let go, so that the answer is not lost to a reset.
+        length = self.headers.get("Content-Length", "0")
+        if self.headers.get("Transfer-Encoding") or not length.isdigit() or int(length) > 1 << 20:
+            self.close_connection = True
+        else:
+            self.rfile.read(int(length))
         portal = self.server.portal
-        headers = list(self.headers.items())
-        record, reply = portal._handle(self.command, self.path, headers,
-                                       self.client_address[0], self.server.scheme)
-        sent = 0 if (head or reply.status == 304) else len(reply.body)
-        record.status = None if reply.drop else reply.status
-        record.response_bytes = 0 if reply.drop else sent
-        if reply.stall:
-            portal._stopping.wait(reply.stall)
-        if reply.drop:
+        record = portal._keep_request(self.command, self.path, self.headers, self.client_address[0],
+                                      self.server.scheme)
+        reply = portal.respond(record)
+        if reply is None:
             self.close_connection = True
             return
-        if reply.flood is not None:
-            self._flood(reply.flood)
-            return
-        if reply.truncate:
-            self.close_connection = True
-            whole = reply.body
-            reply.body = whole[: len(whole) // 2]
-            self._write(reply, head, declared=len(whole))
-            return
-        self._write(reply, head)
+        record.status = reply.status
+        self._write(reply, record)
 
-    def _flood(self, size):
-        self.close_connection = True
-        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")
-        chunk = b"[" + b"0," * 32767
-        sent = 0
-        try:
-            while (size < 0 or sent < size) and not self.server.portal._stopping.is_set():
-                piece = chunk if size < 0 else chunk[: size - sent]
-                self.wfile.write(piece)
-                sent += len(piece)
-        except OSError:
-            pass  # the client stopped reading, as it should
+    do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
 
-    def _drain_body(self):
-        if self.headers.get("Transfer-Encoding"):
+    def _write(self, reply, record=None):
+        body, length = reply.body, reply.length
+        whole = isinstance(body, bytes)
+        if length is None and whole:
+            length = len(body)
+        if not whole or length != len(body):
             self.close_connection = True
-            return
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = 0
-            self.close_connection = True
-        if length > 1 << 20:
-            self.close_connection = True
-        elif length > 0:
-            self.rfile.read(length)
-
-    def _write(self, reply, head=False, declared=None):
         lines = ["HTTP/1.1 %d %s" % (reply.status, phrase(reply.status)),
-                 "Server: " + self.server_version,
-                 "Date: " + self.date_time_string()]
+                 "Server: " + self.server_version, "Date: " + self.date_time_string()]
         lines += ["%s: %s" % pair for pair in reply.headers]
-        if not (reply.status < 200 or reply.status in (204, 304)):
-            lines.append("Content-Length: %d" % (len(reply.body) if declared is None else declared))
+        if length is not None and not (reply.status < 200 or reply.status in (204, 304)):
+            lines.append("Content-Length: %d" % length)
         if self.close_connection:
             lines.append("Connection: close")
-        data = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-        if not head and reply.status != 304:
-            data += reply.body
-        self.wfile.write(data)
+        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        for piece in () if self.command == "HEAD" or reply.status == 304 else [body] if whole else body:
+            # Counted first, so that a client that has read the answer finds it counted.
+            if record is not None:
+                record.response_bytes += len(piece)
+            self.wfile.write(piece)
 
     def send_error(self, code, message=None, explain=None):
-        # Protocol-level failures found by http.server itself (an over-long request line,
-        # a malformed header); the stream may be out of step, so the connection ends.
+        # What http.server refuses by itself (a method with no do_, an over-long request line,
+        # a malformed header), as the portal would; the stream may be out of step, so it ends.
         self.close_connection = True
-        text = message or phrase(code) or "error"
+        code = 405 if code == 501 else code
+        name = {405: "method_not_allowed", 414: "uri_too_long"}.get(code, "invalid")
         try:
-            self._write(error_reply(code, DEFAULT_CODES.get(code, "error"), text))
+            self._write(error_reply(code, name, message or phrase(code)))
         except OSError:
             pass
+
+
+DEFAULT_PORT = 0  # any free port
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_REPLY_AFTER = 3.0
+
+
+def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, replies=False,
+          reply_after=DEFAULT_REPLY_AFTER, out=None, stop=None):
+    """Serve a portal for a person on ``host``:``port`` (0: any free port), with the
+    sandbox command's options, until Ctrl-C, SIGTERM or ``stop`` is set, and return 0; or
+    1 after one line on stderr when it cannot start. It prints to ``out`` what a shell
+    needs to use it."""
+    out = sys.stdout if out is None else out
+    stop = threading.Event() if stop is None else stop
+    # Its own CA always, even in a process whose tests set Portal.default_certificates.
+    portal = Portal(Catalogue.large() if large else Catalogue.sample(), legacy=legacy,
+                    certificates="own", replies=replies, reply_after=reply_after)
+    try:
+        portal.start(port=port, host=host)
+    except (OSError, OverflowError) as error:  # OverflowError: a port past 65535
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        print("cannot serve on %s:%s: %s" % (host, port, reason), file=sys.stderr)
+        return 1
+    try:
+        lines = ["benchmarks-wiki sandbox (%s catalogue): a local stand-in for the portal; nothing "
+                 "posted here is public." % ("large" if large else "sample"),
+                 "Origin: %s" % portal.origin]
+        if replies:
+            lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
+        # Not SSL_CERT_FILE, so that the shell's other programs go on trusting the system's CAs.
+        lines += ["CA: %s, made for this run and deleted when it stops; trusted only through "
+                  "BENCHMARKS_WIKI_CA_FILE, never added to any trust store." % portal.ca_file,
+                  "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
+                  "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
+                  "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
+        print(*lines, sep="\n", file=out, flush=True)
+        _wait(stop)
+    finally:
+        portal.stop()
+    return 0
+
+
+def _wait(stop):
+    # Only the main thread may handle signals.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
+    try:
+        # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
