@@ -537,7 +537,8 @@ def test_the_benchmark_list_says_which_serve_problems_and_which_are_introduction
     for bench in client.benchmarks():
         shown = next(line for line in lines if line.startswith(bench.slug + "  "))
         if bench.has_problems:
-            assert f"  {bench.problem_count} problems ({','.join(bench.splits)})  " in shown
+            counted = "1 problem" if bench.problem_count == 1 else f"{bench.problem_count} problems"
+            assert f"  {counted} ({','.join(bench.splits)})  " in shown
         else:
             assert "  introduction only  " in shown
 
