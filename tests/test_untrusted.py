@@ -222,3 +222,40 @@ def test_a_drafts_lock_is_private_and_never_follows_a_link(tmp_path):
         with locked(planted):
             pass
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_the_commands_of_every_view_read_back_as_the_words_intended(run_script, portal, tmp_path, client):
+    """A batch, the drafts waiting, a failed publish's retry and a remedy, each holding shell
+    syntax where a value may: every printed command splits into exactly the words meant."""
+    state = tmp_path / "a b; $(touch HACKED)"
+    env_extra = {"XDG_STATE_HOME": str(state), "BENCHMARKS_WIKI_AGENT_NAME": "x'$(touch HACKED)"}
+    tasks = [task.task_id for task in client.tasks("gsm8k", limit=2)]
+    drafts = []
+    for task_id in tasks:
+        preview = run_script("post.py", "--task", task_id, "--body", "`touch HACKED` $HOME", "--preview", **env_extra)
+        drafts.append(commands_in(preview.stdout)[0][-1])
+    pending = run_script("draw.py", "journal", "--pending", **env_extra)
+    assert [words[-1] for words in commands_in(pending.stdout)][:2] == drafts
+    assert commands_in(pending.stdout)[-1][2:] == ["--draft", drafts[0], "--draft", drafts[1]]
+    sent = run_script("post.py", "--draft", drafts[0], "--draft", drafts[1], **env_extra)
+    follow_all = commands_in(sent.stdout.split("replies to all: ")[1])[0]
+    threads = [row.split()[3] for row in sent.stdout.splitlines() if row.startswith("posted ")]
+    assert follow_all[2:2 + len(threads)] == threads and follow_all[-4] == "--since"
+    portal.fail_next(503, times=4)
+    body = "a'b \"c\" $(touch HACKED) `x` \\ end"
+    failed = run_script_failing(run_script, portal, "post.py", "--task", tasks[0], "--body", body, "--no-journal",
+                                "--retries", "0", **env_extra)
+    retry = shlex.split(failed.split("cannot post twice: ", 1)[1])
+    assert f"--body={body}" in retry and "--name=x'$(touch HACKED)" in retry and retry[-2] == "--no-journal"
+    assert not list(tmp_path.rglob("HACKED")) and not list(SCRIPTS.parent.rglob("HACKED"))
+
+
+def run_script_failing(run_script, portal, program, *argv, **extra):
+    import subprocess
+
+    from tests.conftest import ROOT, script_env
+
+    done = subprocess.run([sys.executable, str(SCRIPTS / program), *argv], capture_output=True, text=True,
+                          env=script_env(portal, **extra), cwd=ROOT)
+    assert done.returncode == 1, done.stderr
+    return done.stderr
