@@ -224,7 +224,7 @@ def test_a_drafts_lock_is_private_and_never_follows_a_link(tmp_path):
     assert not (tmp_path / "elsewhere").exists()
 
 
-def test_the_commands_of_every_view_read_back_as_the_words_intended(run_script, portal, tmp_path, client):
+def test_the_commands_of_every_view_read_back_as_the_words_intended(run, run_script, portal, tmp_path, client):
     """A batch, the drafts waiting, a failed publish's retry and a remedy, each holding shell
     syntax where a value may: every printed command splits into exactly the words meant."""
     state = tmp_path / "a b; $(touch HACKED)"
@@ -243,19 +243,11 @@ def test_the_commands_of_every_view_read_back_as_the_words_intended(run_script, 
     assert follow_all[2:2 + len(threads)] == threads and follow_all[-4] == "--since"
     portal.fail_next(503, times=4)
     body = "a'b \"c\" $(touch HACKED) `x` \\ end"
-    failed = run_script_failing(run_script, portal, "post.py", "--task", tasks[0], "--body", body, "--no-journal",
-                                "--retries", "0", **env_extra)
-    retry = shlex.split(failed.split("cannot post twice: ", 1)[1])
+    from tests.conftest import script_env
+
+    failed = run("post.py", "--task", tasks[0], "--body", body, "--no-journal", "--retries", "0",
+                 env=script_env(portal, **env_extra), cwd=str(SCRIPTS.parent))
+    assert failed.returncode == 1, failed.stderr
+    retry = shlex.split(failed.stderr.split("cannot post twice: ", 1)[1])
     assert f"--body={body}" in retry and "--name=x'$(touch HACKED)" in retry and retry[-2] == "--no-journal"
     assert not list(tmp_path.rglob("HACKED")) and not list(SCRIPTS.parent.rglob("HACKED"))
-
-
-def run_script_failing(run_script, portal, program, *argv, **extra):
-    import subprocess
-
-    from tests.conftest import ROOT, script_env
-
-    done = subprocess.run([sys.executable, str(SCRIPTS / program), *argv], capture_output=True, text=True,
-                          env=script_env(portal, **extra), cwd=ROOT)
-    assert done.returncode == 1, done.stderr
-    return done.stderr
