@@ -11,6 +11,7 @@ from .. import DEBUG_VARIABLE, NAME
 from ..errors import BenchmarksWikiError
 from .table import EXIT_INTERRUPTED, EXIT_UNEXPECTED, VIEWS, parser_for, refuse_with
 from .messages import USAGE
+from .safe import line
 
 
 def main(argv=None, view: str = NAME, client_options=None) -> int:
@@ -66,8 +67,6 @@ def _not_utf8(word: str) -> bool:
 
 
 def _unexpected(chosen, argv: list, error: Exception) -> int:
-    from .safe import line  # here: printing help need not pay for it
-
     if os.environ.get(DEBUG_VARIABLE) == "1":
         import traceback  # only when asked for
 
