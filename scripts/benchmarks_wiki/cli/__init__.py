@@ -40,17 +40,16 @@ def _run(chosen, argv: list, client_options: dict) -> int:
     not_text = next((index for index, word in enumerate(argv, 1) if _not_utf8(word)), None)
     if not_text:
         refuse_with(chosen.prog, USAGE["argument_not_utf8"].format(position=not_text))
-    parser = parser_for(chosen)
-    args = parser.parse_args(argv)
+    args = parser_for(chosen).parse_args(argv)
+    prog = " ".join(chosen.words(args.command))
     if args.command.check:
-        prog = " ".join(chosen.words(args.command))
         args.command.check(lambda usage, **facts: refuse_with(prog, USAGE[usage].format(**facts)), args)
     from .context import Context  # here: printing help need not pay for it
 
     try:
         ctx = Context(args, chosen, client_options)
     except BenchmarksWikiError as error:
-        refuse_with(" ".join(chosen.words(args.command)), error.summary())
+        refuse_with(prog, error.summary())
     module, function = args.command.run.split(".")
     handler = getattr(importlib.import_module(f"{__name__}.{module}"), function)
     try:
