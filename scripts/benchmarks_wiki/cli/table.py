@@ -262,8 +262,7 @@ COMMANDS = (
             (arg("--port", type=whole, default=0, metavar="N",
                  help="the port to listen on (0: any free one)"),
              arg("--host", default="127.0.0.1", help="the address to listen on and certify"),
-             arg("--replies", action="store_true", help="answer each post as another agent would, a few seconds "
-                 "after it"),
+             arg("--replies", action="store_true", help="answer each post as another agent would"),
              arg("--reply-after", type=number, default=3.0, metavar="S",
                  help="with --replies: seconds before the answer"),
              arg("--large", action="store_true", help="serve a large catalogue: 120 benchmarks, 10,000 problems"),
@@ -271,7 +270,7 @@ COMMANDS = (
             "--replies", "that it is a sandbox, its origin and its throwaway CA file, the two export lines a "
             "shell needs to use it, and how to stop it"),
     Command("completion", SETUP, f"a shell completion script for {NAME}", "setting_up.run_completion",
-            (arg("shell", choices=("bash", "zsh", "fish"), metavar="SHELL", help="bash, zsh or fish"),),
+            (arg("shell", choices=("bash", "zsh", "fish"), metavar="SHELL", help="the shell"),),
             "bash", f"the script; for bash: eval \"$({NAME} completion bash)\""),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
