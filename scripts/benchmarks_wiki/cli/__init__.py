@@ -11,6 +11,7 @@ from .. import DEBUG_VARIABLE, NAME
 from ..errors import BenchmarksWikiError
 from .table import EXIT_INTERRUPTED, EXIT_UNEXPECTED, VIEWS, parser_for, refuse_with
 from .messages import USAGE
+from .safe import line
 
 
 def main(argv=None, view: str = NAME, client_options=None) -> int:
@@ -39,17 +40,16 @@ def _run(chosen, argv: list, client_options: dict) -> int:
     not_text = next((index for index, word in enumerate(argv, 1) if _not_utf8(word)), None)
     if not_text:
         refuse_with(chosen.prog, USAGE["argument_not_utf8"].format(position=not_text))
-    parser = parser_for(chosen)
-    args = parser.parse_args(argv)
+    args = parser_for(chosen).parse_args(argv)
+    prog = " ".join(chosen.words(args.command))
     if args.command.check:
-        prog = " ".join(chosen.words(args.command))
         args.command.check(lambda usage, **facts: refuse_with(prog, USAGE[usage].format(**facts)), args)
     from .context import Context  # here: printing help need not pay for it
 
     try:
         ctx = Context(args, chosen, client_options)
     except BenchmarksWikiError as error:
-        refuse_with(" ".join(chosen.words(args.command)), error.summary())
+        refuse_with(prog, error.summary())
     module, function = args.command.run.split(".")
     handler = getattr(importlib.import_module(f"{__name__}.{module}"), function)
     try:
@@ -66,8 +66,6 @@ def _not_utf8(word: str) -> bool:
 
 
 def _unexpected(chosen, argv: list, error: Exception) -> int:
-    from .safe import line  # here: printing help need not pay for it
-
     if os.environ.get(DEBUG_VARIABLE) == "1":
         import traceback  # only when asked for
 

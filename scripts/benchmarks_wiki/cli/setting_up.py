@@ -1,13 +1,10 @@
 """The commands that set things up, for the person installing; an agent runs none of them,
-so the skill's archive leaves this module out: the skill as files (packed into one
-reproducible archive, or installed as a folder in an agent's skills folder), the sandbox,
-and shell completion.
+so the skill's archive leaves this module out: the skill packed into one reproducible archive
+or installed in an agent's skills folder, the sandbox, and shell completion.
 
 The skill is SKILL.md, LICENSE, reference/*.md, the three scripts and what of this package
-they run. In a checkout the first four sit around the package
-(``scripts/benchmarks_wiki/../../SKILL.md``); a built package carries them inside itself, in
-``skill_files/`` (setup.py puts them there), since an installed package has no checkout
-around it.
+they run. In a checkout the first four sit around the package; an installed package has no
+checkout around it, so a built one carries them in ``skill_files/`` (setup.py puts them there).
 """
 
 from __future__ import annotations
@@ -20,22 +17,21 @@ import tempfile
 import zipfile
 from collections import namedtuple
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import List, Optional
 
 from .. import NAME
 from ..errors import fail
 from ..files import replace_atomically
 from . import render
 from .context import Context
-from .table import COMMANDS, COMMON, READ, VIEWS
-from .table import SCRIPTS as SCRIPT_OF_GROUP
+from .table import COMMANDS, COMMON, READ, SCRIPTS, VIEWS
 
 ARCHIVE_NAME = f"{NAME}.zip"
 BUNDLED = "skill_files"
-SCRIPTS = tuple(sorted(SCRIPT_OF_GROUP.values()))
 # The skill's folders and files outside the package: its instructions, its reference pages,
 # and the folder of the scripts, which holds the package too.
 INSTRUCTIONS, REFERENCE, SCRIPTS_FOLDER = "SKILL.md", "reference", "scripts"
+SCRIPT_PATHS = tuple(f"{SCRIPTS_FOLDER}/{name}" for name in sorted(SCRIPTS.values()))
 PACKAGE = Path(__file__).resolve().parent.parent
 # What of the package no script runs: the sandbox, the setup commands, and running the
 # package itself; the pip package keeps them.
@@ -73,18 +69,14 @@ def top_level_paths(root: Path) -> List[str]:
     """The skill's files outside the package, relative to ``root`` (a checkout or the bundle)."""
     documents = sorted(f"{REFERENCE}/{path.name}" for path in (root / REFERENCE).glob("*.md")
                        if not path.name.startswith("."))  # glob, unlike a shell, matches hidden names
-    return ["LICENSE", INSTRUCTIONS, *documents, *_script_paths()]
-
-
-def _script_paths() -> List[str]:
-    return [f"{SCRIPTS_FOLDER}/{name}" for name in SCRIPTS]
+    return ["LICENSE", INSTRUCTIONS, *documents, *SCRIPT_PATHS]
 
 
 def source_root() -> Path:
     """Where the files outside the package are: the checkout (or unpacked skill) around the
     package first, so that an editable install uses what is being edited; else the bundle."""
     for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
-        if (root / INSTRUCTIONS).is_file() and (root / SCRIPTS_FOLDER / SCRIPT_OF_GROUP[READ]).is_file():
+        if (root / INSTRUCTIONS).is_file() and (root / SCRIPTS_FOLDER / SCRIPTS[READ]).is_file():
             return root
     raise fail("skill_files_missing", path=PACKAGE)
 
@@ -92,14 +84,9 @@ def source_root() -> Path:
 def package_paths() -> List[str]:
     """The package's modules the scripts run, relative to it: no caches, no hidden files, not
     the bundle, nothing only the setup commands run."""
-    found = []
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE).parts
-        relative = "/".join(parts)
-        if parts[0] != BUNDLED and not any(part.startswith(".") or part == "__pycache__" for part in parts) \
-                and not relative.startswith(NOT_IN_THE_SKILL):
-            found.append(relative)
-    return found
+    relatives = (path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py"))
+    return [relative for relative in relatives if not relative.startswith((f"{BUNDLED}/", *NOT_IN_THE_SKILL))
+            and not any(part.startswith(".") or part == "__pycache__" for part in relative.split("/"))]
 
 
 def skill_files() -> List[SkillFile]:
@@ -108,13 +95,10 @@ def skill_files() -> List[SkillFile]:
     sources = {relative: root / relative for relative in top_level_paths(root)}
     sources.update({f"{SCRIPTS_FOLDER}/{PACKAGE.name}/{relative}": PACKAGE / relative for relative in package_paths()})
     try:
-        return sorted(SkillFile(path, source.read_bytes(), _mode_of(path)) for path, source in sources.items())
+        return sorted(SkillFile(path, source.read_bytes(), EXECUTABLE if path in SCRIPT_PATHS else PLAIN)
+                      for path, source in sources.items())
     except OSError as error:
         raise fail("skill_file_unreadable", path=error.filename, problem=error.strerror or error) from None
-
-
-def _mode_of(path: str) -> int:
-    return EXECUTABLE if path in _script_paths() else PLAIN
 
 
 def skill_version(text: str) -> Optional[str]:
@@ -133,9 +117,14 @@ def pack(out_dir=".") -> Packed:
     def write(temporary: Path) -> None:
         with zipfile.ZipFile(temporary, "x") as bundle:
             for item in files:
-                bundle.writestr(_zip_entry(item), item.data)
+                entry = zipfile.ZipInfo(f"{NAME}/{item.path}", date_time=FIXED_TIME)
+                entry.create_system = 3  # Unix, whatever builds it, so that the modes below are read
+                entry.external_attr = (0o100000 | item.mode) << 16  # a regular file with this mode
+                bundle.writestr(entry, item.data, zipfile.ZIP_DEFLATED)
 
-    _writing(archive, lambda: _new_file(archive, write))
+    with _writing(archive):
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        replace_atomically(archive, write)
     return Packed(archive, archive.stat().st_size, len(files))
 
 
@@ -146,19 +135,6 @@ def _folder_to_write(given) -> Path:
     if folder.exists() and not folder.is_dir():
         raise fail("not_a_folder", path=folder)
     return folder
-
-
-def _zip_entry(item: SkillFile) -> zipfile.ZipInfo:
-    entry = zipfile.ZipInfo(f"{NAME}/{item.path}", date_time=FIXED_TIME)
-    entry.compress_type = zipfile.ZIP_DEFLATED
-    entry.create_system = 3  # Unix, whatever builds it, so that the modes below are read
-    entry.external_attr = (0o100000 | item.mode) << 16  # a regular file with this mode
-    return entry
-
-
-def _new_file(path: Path, write: Callable[[Path], None]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    replace_atomically(path, write)
 
 
 def install(dest, force: bool = False) -> Installed:
@@ -172,7 +148,8 @@ def install(dest, force: bool = False) -> Installed:
         return Installed(folder, version, previous, changed=False)
     if previous is not None and not force:
         raise fail("other_skill_there", path=folder, present=previous.described(version), version=version)
-    _writing(folder, lambda: _replace_folder(folder, files))
+    with _writing(folder):
+        _replace_folder(folder, files)
     return Installed(folder, version, previous, changed=True)
 
 
@@ -241,10 +218,11 @@ def _discard(old: Path) -> None:
             old.unlink()
 
 
-def _writing(where: Path, write: Callable[[], None]) -> None:
-    """Run ``write``; a file system that refuses it is one error, with where it happened."""
+@contextlib.contextmanager
+def _writing(where: Path):
+    """A file system that refuses a write is one error, with where it happened."""
     try:
-        write()
+        yield
     except OSError as error:
         raise fail("cannot_write", path=error.filename or where, problem=error.strerror or error) from None
 
@@ -282,10 +260,6 @@ def run_sandbox(ctx: Context, args) -> int:
 
 # -- completion -----------------------------------------------------------------------------
 
-# The common options that take a value: the word after one is never the command.
-_VALUED = tuple(argument.flags[0] for argument, _ in COMMON if argument.options.get("action") != "store_true")
-
-
 def words() -> dict:
     """For each command (and ``skill ACTION``), the words that may follow it; "" holds the commands."""
     common = [flag for argument, _ in COMMON for flag in argument.flags] + ["--help"]
@@ -302,7 +276,8 @@ def words() -> dict:
 
 def bash() -> str:
     cases = "\n".join(f'        "{key}") words="{" ".join(value)}" ;;' for key, value in words().items())
-    valued = "|".join(_VALUED)
+    # The common options that take a value: the word after one is never the command.
+    valued = "|".join(argument.flags[0] for argument, _ in COMMON if argument.options.get("action") != "store_true")
     with_actions = "|".join(command.name for command in COMMANDS if command.actions)
     function = "_" + NAME.replace("-", "_")  # a shell function's name has no hyphen
     return f"""# bash completion for {NAME}: eval "$({NAME} completion bash)"
@@ -338,14 +313,10 @@ def fish() -> str:
     for command in COMMANDS:
         summary = command.summary.replace("'", "\\'")
         lines.append(f"complete -c {NAME} -n '__fish_use_subcommand' -a {command.name} -d '{summary}'")
-        for action in command.actions:
-            lines.append(f"complete -c {NAME} -n '__fish_seen_subcommand_from {command.name}' -a {action.name} "
-                         f"-d '{action.summary}'")
-        for argument in [*command.arguments, *(a for action in command.actions for a in action.arguments)]:
-            for flag in argument.flags:
-                if flag.startswith("--"):
-                    lines.append(f"complete -c {NAME} -n '__fish_seen_subcommand_from {command.name}' "
-                                 f"-l {flag[2:]}")
+        seen = f"complete -c {NAME} -n '__fish_seen_subcommand_from {command.name}'"
+        lines += [f"{seen} -a {action.name} -d '{action.summary}'" for action in command.actions]
+        lines += [f"{seen} -l {flag[2:]}" for each in (command, *command.actions) for argument in each.arguments
+                  for flag in argument.flags if flag.startswith("--")]
     for argument, _ in COMMON:
         lines.append(f"complete -c {NAME} -l {argument.flags[0][2:]}")
     return "\n".join(lines) + "\n"

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import os
+import re
 import sys
 from typing import Callable, NamedTuple, Optional
 
@@ -51,7 +53,7 @@ class Command(NamedTuple):
     arguments: tuple = ()
     example: str = ""
     prints: str = ""
-    when_missing: Optional[str] = None
+    when_missing: tuple = ()
     check: Optional[Callable] = None
     actions: tuple = ()
 
@@ -69,26 +71,23 @@ def arg(*flags, **options) -> Argument:
 
 
 def destination(argument: Argument) -> str:
-    """The attribute an argument sets."""
     flags, options = argument
     return options.get("dest") or flags[0].lstrip("-").replace("-", "_")
 
 
+# The types of values, named so that argparse's refusal says which; the range is the library's to check.
 def whole(text: str) -> int:
-    """A whole number, parsed (argparse names it by this function); its range is the
-    library's to check."""
     return int(text)
 
 
 def number(text: str) -> float:
-    """A number, parsed (argparse names it by this function); its range is the library's to check."""
     return float(text)
 
 
 def check_post(refuse, args) -> None:
     """What a post needs beyond its parsed arguments; with --draft, nothing else."""
     if args.draft:
-        given = [flag for dest, flag in FLAGS.items() if dest in POST_ONLY and getattr(args, dest, None)]
+        given = [flag for dest, flag in FLAGS.items() if dest not in ("draft", "resend") and getattr(args, dest)]
         if given:
             refuse("draft_with_fields", flags=" ".join(given))
         return
@@ -135,20 +134,20 @@ _POST_ARGUMENTS = (
     arg("--body-file", metavar="PATH", help="read the post's text from PATH, or - for stdin"),
     arg("--name", dest="agent_name", metavar="NAME", help="the agent name to claim (unverified; default "
         f"${AGENT_NAME_VARIABLE}, else none)"),
-    arg("--model", metavar="MODEL", help=f"the model to claim (unverified; default ${MODEL_VARIABLE}, else none)"),
+    arg("--model", help=f"the model to claim (unverified; default ${MODEL_VARIABLE}, else none)"),
     arg("--run-label", metavar="LABEL", help="a label of your own for the run the post reports (unverified)"),
-    arg("--kind", choices=KINDS, metavar="KIND", help=f"what the post is (default: {default_kind('task')} on a problem, "
-        f"{default_kind('thread')} in a thread or a reply)"),
+    arg("--kind", choices=KINDS, metavar="KIND", help=f"what the post is (default: {default_kind('task')} on a "
+        f"problem, {default_kind('thread')} in a thread or a reply)"),
     arg("--revision", type=whole, range=rules.REVISION, metavar="N",
         help="the problem revision the post refers to (default: as drawn here; for a reply, that of the post "
              "answered; else the portal's current)"),
-    arg("--nonce", metavar="NONCE", help="the nonce of an earlier attempt, to send that same post again safely"),
+    arg("--nonce", help="the nonce of an earlier attempt, to send that same post again safely"),
     arg("--allow-sensitive", action="store_true",
         help="publish even though the text seems to hold a secret or a home path"),
     arg("--preview", action="store_true",
         help="check the destination, write a draft and show the post exactly as it will be published, with "
              "the command that publishes it; send nothing"),
-    arg("--key", metavar="KEY", help="a name of your own for this post (default: one made of its text, "
+    arg("--key", help="a name of your own for this post (default: one made of its text, "
         "destination and claims): the same post under the same key again is the draft kept first, sent or not, "
         "so a rerun never makes a second post; a new key publishes the same text again; another post under a "
         "key given is refused"),
@@ -163,7 +162,6 @@ _POST_ARGUMENTS = (
 FLAGS = {destination(argument): argument.flags[0] for argument in _POST_ARGUMENTS}
 # The file a drawn problem's printed command reads the result from.
 NOTES_FILE = "notes.md"
-POST_ONLY = tuple(dest for dest in FLAGS if dest not in ("draft", "resend"))
 
 COMMANDS = (
     Command("try", READ, "draw a random problem: a benchmark with problems, then one of its first N",
@@ -186,7 +184,7 @@ COMMANDS = (
             "and citation", ("benchmarks",)),
     Command("tasks", READ, "a benchmark's public problems, in order", "reading.run_tasks",
             (arg("slug", metavar="SLUG", help="the benchmark"),
-             arg("--split", metavar="SPLIT", help="only this split (the benchmark lists its splits)"), _LIMIT),
+             arg("--split", help="only this split (the benchmark lists its splits)"), _LIMIT),
             "gsm8k --limit 5", "a line a problem: task_id, split, the start of its question", ("benchmarks",)),
     Command("task", READ, "one problem", "reading.run_task",
             (arg("task_id", metavar="TASK_ID", help="the problem, as try, tasks or a thread names it"),
@@ -263,9 +261,8 @@ COMMANDS = (
             "setting_up.run_sandbox",
             (arg("--port", type=whole, default=0, metavar="N",
                  help="the port to listen on (0: any free one)"),
-             arg("--host", metavar="HOST", default="127.0.0.1", help="the address to listen on and certify"),
-             arg("--replies", action="store_true", help="answer each post as another agent would, a few seconds "
-                 "after it"),
+             arg("--host", default="127.0.0.1", help="the address to listen on and certify"),
+             arg("--replies", action="store_true", help="answer each post as another agent would"),
              arg("--reply-after", type=number, default=3.0, metavar="S",
                  help="with --replies: seconds before the answer"),
              arg("--large", action="store_true", help="serve a large catalogue: 120 benchmarks, 10,000 problems"),
@@ -273,7 +270,7 @@ COMMANDS = (
             "--replies", "that it is a sandbox, its origin and its throwaway CA file, the two export lines a "
             "shell needs to use it, and how to stop it"),
     Command("completion", SETUP, f"a shell completion script for {NAME}", "setting_up.run_completion",
-            (arg("shell", choices=("bash", "zsh", "fish"), metavar="SHELL", help="bash, zsh or fish"),),
+            (arg("shell", choices=("bash", "zsh", "fish"), metavar="SHELL", help="the shell"),),
             "bash", f"the script; for bash: eval \"$({NAME} completion bash)\""),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
@@ -348,9 +345,9 @@ class View:
     def spell(self, name: str, folder: Optional[str] = None) -> str:
         """How to invoke a command from where this one was invoked, or, for the scripts, with
         them in ``folder``."""
-        command = BY_NAME[name.split()[0]]
-        if self.script_of is None:
+        if not self.is_skill:
             return f"{NAME} {name}"
+        command = BY_NAME[name.split()[0]]
         runs_one = command.group in (WRITE, WAIT)  # post.py and follow.py take no command name
         return self.runner(command.group, folder) + ("" if runs_one else f" {name}")
 
@@ -367,17 +364,12 @@ VIEWS = {
     "follow": View(SCRIPTS[WAIT], "Wait for new posts in discussions and print them, until a limit you set.",
                    (BY_NAME["follow"],), SCRIPTS),
 }
-VERSION = f"{NAME} {__version__}"
 
 
 # -- the parsers, built from the table ----------------------------------------------------------
 
-HELP_WIDTH = 100
-
-
-def _formatter(prog: str) -> argparse.HelpFormatter:
-    # A fixed width, so that help reads the same on every terminal and in the references.
-    return argparse.RawDescriptionHelpFormatter(prog, width=HELP_WIDTH, max_help_position=24)
+# A fixed width, so that help reads the same on every terminal and in the references.
+HELP_FORMAT = functools.partial(argparse.RawDescriptionHelpFormatter, width=100, max_help_position=24)
 
 
 class Parser(argparse.ArgumentParser):
@@ -386,7 +378,7 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, view: "View", **options):
         self.view = view
         self.choices: tuple = ()  # the names of the commands or actions it chooses among, if any
-        super().__init__(formatter_class=_formatter, allow_abbrev=False, **options)
+        super().__init__(formatter_class=HELP_FORMAT, allow_abbrev=False, **options)
 
     def error(self, message: str):
         refuse_with(self.prog, reworded(self.view, message, self.choices))
@@ -394,18 +386,16 @@ class Parser(argparse.ArgumentParser):
 
 def reworded(view: "View", message: str, choices: tuple = ()) -> str:
     """argparse's refusal in this program's words, with the nearest command or option."""
-    import re
-
     chosen = re.search(r"argument (COMMAND|ACTION): invalid choice: '([^']*)'", message)
     if chosen:
-        name, names = chosen.group(2), choices
+        name = chosen.group(2)
         if chosen.group(1) == "COMMAND" and name in BY_NAME and view.script_of:
             return USAGE["elsewhere"].format(name=name, prog=view.prog, command=view.spell(name))
-        return USAGE["unknown_command"].format(prog=view.prog, name=name, suggestion=_nearest(name, names))
+        return USAGE["unknown_command"].format(prog=view.prog, name=name, suggestion=_nearest(name, choices))
     unknown = re.match(r"unrecognized arguments: (-.*)", message, re.S)
     if unknown:
-        options = {flag for command in view.commands for argument in _with_actions(command)
-                   for flag in argument.flags if flag.startswith("-")}
+        options = {flag for command in view.commands for each in (command, *command.actions)
+                   for argument in each.arguments for flag in argument.flags if flag.startswith("-")}
         options |= {flag for argument, _ in COMMON for flag in argument.flags} | {"--help", "--version"}
         name = unknown.group(1).split(" ")[0].split("=")[0]
         if name in options:
@@ -426,12 +416,6 @@ def reworded(view: "View", message: str, choices: tuple = ()) -> str:
 def _nearest(name: str, names) -> str:
     close = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.6)
     return f"; did you mean {close[0]}?" if close else ""
-
-
-def _with_actions(command: Command):
-    yield from command.arguments
-    for action in command.actions:
-        yield from action.arguments
 
 
 def refuse_with(who: str, message: str):
@@ -468,51 +452,46 @@ def parser_for(view: "View") -> Parser:
     if view.single:
         parser = Parser(view, prog=view.prog, description=view.single.summary, epilog=_epilog(view, view.single))
         _command(parser, view.single)
-        common = parser.add_argument_group("common options")
-        for argument, default in COMMON:
-            _add(common, argument, default)
     else:
         parser = Parser(view, prog=view.prog, description=view.about,
                         epilog=f"a command's options and an example: {view.prog} COMMAND --help")
-        common = parser.add_argument_group("options for every command")
-        for argument, default in COMMON:
-            _add(common, argument, default)
-        commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="COMMAND")
-        commands.required = True
-        parser.choices = tuple(command.name for command in view.commands)
-        for command in view.commands:
-            _command(commands.add_parser(command.name, help=command.summary, description=command.summary,
-                                         epilog=_epilog(view, command), view=view, prog=f"{view.prog} {command.name}"),
-                     command, view)
-    parser.add_argument("--version", action="version", version=VERSION)
+    common = parser.add_argument_group("common options" if view.single else "options for every command")
+    for argument, default in COMMON:
+        _add(common, argument, default)
+    if not view.single:
+        _choose(parser, view.commands, "commands", "COMMAND")
+    parser.add_argument("--version", action="version", version=f"{NAME} {__version__}")
     return parser
 
 
-def _command(parser: argparse.ArgumentParser, command: Command, view: Optional["View"] = None) -> None:
+def _command(parser: Parser, command: Command) -> None:
     """A command's own arguments; in a program of several commands, the common options too,
     accepted after it and said once, in the program's help."""
     for argument in command.arguments:
         _add(parser, argument)
-    if view is not None:
+    if not parser.view.single:
         for argument, _ in COMMON:
             _add(parser, argument, shown=False)
     parser.set_defaults(command=command)
     if command.actions:
-        actions = parser.add_subparsers(title="actions", metavar="ACTION", dest="ACTION")
-        actions.required = True
-        parser.choices = tuple(action.name for action in command.actions)
-        for action in command.actions:
-            _command(actions.add_parser(action.name, help=action.summary, description=action.summary,
-                                        epilog=_epilog(view, action, command), view=view,
-                                        prog=f"{view.prog} {command.name} {action.name}"), action, view)
+        _choose(parser, command.actions, "actions", "ACTION", command)
 
 
-def _epilog(view: Optional["View"], command: Command, parent: Optional[Command] = None) -> str:
+def _choose(parser: Parser, commands: tuple, title: str, metavar: str, parent: Optional[Command] = None) -> None:
+    chooser = parser.add_subparsers(title=title, metavar=metavar, dest=metavar, required=True)
+    parser.choices = tuple(command.name for command in commands)
+    for command in commands:
+        _command(chooser.add_parser(command.name, help=command.summary, description=command.summary,
+                                    epilog=_epilog(parser.view, command, parent), view=parser.view,
+                                    prog=f"{parser.prog} {command.name}"), command)
+
+
+def _epilog(view: "View", command: Command, parent: Optional[Command] = None) -> str:
     parts = [f"prints: {command.prints}"] if command.prints else []
-    if view is not None and (command.example or not command.actions):
+    if command.example or not command.actions:
         words = view.words(command, parent) + ([command.example] if command.example else [])
         parts.append("example:\n  " + " ".join(words))
-    if view is not None and not view.single and (command.group != SETUP or command.name == "sandbox"):
+    if not view.single and (command.group != SETUP or command.name == "sandbox"):
         names = ", ".join(argument.flags[0] for argument, _ in COMMON)
         parts.append(f"options for every command: {names} (see {view.prog} --help)")
     return "\n\n".join(parts)
