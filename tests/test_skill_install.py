@@ -164,6 +164,7 @@ def test_only_benchmarks_wiki_shows_the_skill_command(run, tmp_path):
 def test_install_without_dest_names_the_usual_places(tmp_path):
     done = cli("skill", "install", cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("benchmarks-wiki skill install: error: ")
     assert all(place in done.stderr for place in PLACES) and "--dest" in done.stderr
     assert list(tmp_path.iterdir()) == []
 

@@ -41,7 +41,7 @@ def _run(chosen, argv: list, client_options: dict) -> int:
     if not_text:
         refuse_with(chosen.prog, USAGE["argument_not_utf8"].format(position=not_text))
     args = parser_for(chosen).parse_args(argv)
-    prog = " ".join(chosen.words(args.command))
+    prog = args.prog
     if args.command.check:
         args.command.check(lambda usage, **facts: refuse_with(prog, USAGE[usage].format(**facts)), args)
     from .context import Context  # here: printing help need not pay for it

@@ -41,7 +41,7 @@ def exit_code(error: errors.BenchmarksWikiError) -> int:
 
 class Command(NamedTuple):
     """One command. ``run`` names its handler as "module.function" in this package, imported
-    only when it runs; ``example`` is what follows the command's name in a call that runs as
+    only when it runs (none for a command of ``actions``, each of which has its own); ``example`` is what follows the command's name in a call that runs as
     shown; ``prints`` says what comes out; ``when_missing`` is the command that shows what
     does exist, suggested when the portal answers 404; ``check`` refuses combinations of
     arguments argparse alone cannot; ``actions`` are sub-commands."""
@@ -246,7 +246,7 @@ COMMANDS = (
             "THREAD_ID --stop-after 600 --max-time 3600", "each new post once, as thread prints it, then why it "
             "stopped", ("threads",), check_follow),
     Command("skill", SETUP, "hand the agent skill over: as an archive, or installed in a skills folder",
-            "setting_up.run_skill", actions=(
+            "", actions=(
                 Command("pack", SETUP, f"write the skill as {NAME}.zip", "setting_up.run_pack",
                         (arg("--out", metavar="DIR", help="write the archive in DIR (default: this directory)"),),
                         "--out dist", "the archive's path, size and number of files"),
@@ -472,7 +472,7 @@ def _command(parser: Parser, command: Command) -> None:
     if not parser.view.single:
         for argument, _ in COMMON:
             _add(parser, argument, shown=False)
-    parser.set_defaults(command=command)
+    parser.set_defaults(command=command, prog=parser.prog)
     if command.actions:
         _choose(parser, command.actions, "actions", "ACTION", command)
 
