@@ -7,6 +7,7 @@ Light on purpose: the command line imports it to print help.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import NamedTuple, Optional
 
 from . import ORIGIN_VARIABLE
@@ -73,14 +74,11 @@ def check_settings(timeout, retries) -> None:
     values, with the same words."""
     TIMEOUT.check(timeout, "timeout")
     RETRIES.check(retries, "retries")
+
+
 # How long the portal keeps a nonce (reference/http.md, Replays): a draft sent again after
 # this may post twice.
 NONCE_KEPT_HOURS = 24
-# A follow's waits, in seconds: polls at least MIN_WAIT and at most MAX_INTERVAL apart, and a
-# limit on how long it runs of at least MIN_WAIT and at most a week.
-MIN_WAIT = 0.1
-MAX_INTERVAL = 3600.0
-MAX_WAIT = 7 * 86400.0
 # The answers sending the same request again can mend: the portal busy or unavailable.
 RETRIED_STATUSES = (429, 502, 503, 504)
 DEFAULT_ORIGIN = "https://benchmarks.wiki"
@@ -130,16 +128,9 @@ def check(what: str, value: str) -> str:
     return value
 
 
-def check_task_id(value: str) -> str:
-    return check("task id", value)
-
-
-def check_thread_id(value: str) -> str:
-    return check("thread id", value)
-
-
-def check_post_id(value: str) -> str:
-    return check("post id", value)
+check_task_id = partial(check, "task id")
+check_thread_id = partial(check, "thread id")
+check_post_id = partial(check, "post id")
 
 
 def check_timestamp(value: str) -> str:
