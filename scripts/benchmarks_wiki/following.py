@@ -39,8 +39,8 @@ class Follow:
         self._stop_after = stop_after
         self._max_time = max_time
         self._after = after
-        # A container is asked as it is (a journal's own posts answer one id at a time).
-        self._exclude = exclude if hasattr(exclude, "__contains__") else frozenset(exclude)
+        # Any container, asked as it is: a journal's own posts answer one id at a time.
+        self._exclude = exclude
         self._resuming = since is not None
         self.mark: Optional[tuple] = (since, frozenset(seen)) if since is not None else None
         self.stopped: Optional[str] = None
@@ -108,7 +108,8 @@ class Follow:
                     return
                 sleep(wait)
             poll_now = False
-            for post in self._poll():
+            since = self.mark[0] if self.mark else None
+            for post in self._advance(list(self._client.activity(since=since, thread_id=self._only))[::-1]):
                 quiet_since = clock()
                 yield post
 
@@ -123,10 +124,6 @@ class Follow:
                     return None
                 waits.append(left)
         return min(waits)
-
-    def _poll(self) -> Iterator[Post]:
-        since = self.mark[0] if self.mark else None
-        return self._advance(list(self._client.activity(since=since, thread_id=self._only))[::-1])
 
     def _advance(self, oldest_first: list) -> Iterator[Post]:
         """Each post not yet seen, moving ``mark`` past it before it is given out, so that a
