@@ -97,33 +97,29 @@ class Follow:
 
     def _run(self) -> Iterator[Post]:
         self.start()
-        clock, sleep = self._client._clock, self._client._sleep
-        started = quiet_since = clock()
+        started = quiet_since = self._client._clock()
         yield from self._advance(self._backlog)
         poll_now = self._resuming
-        while True:
-            if not poll_now:
-                wait = self._wait(clock(), started, quiet_since)
-                if wait is None:
-                    return
-                sleep(wait)
+        while poll_now or self._slept(started, quiet_since):
             poll_now = False
             since = self.mark[0] if self.mark else None
             for post in self._advance(list(self._client.activity(since=since, thread_id=self._only))[::-1]):
-                quiet_since = clock()
+                quiet_since = self._client._clock()
                 yield post
 
-    def _wait(self, now: float, started: float, quiet_since: float) -> Optional[float]:
-        """Seconds until the next poll, or None once a limit is reached (said in ``stopped``)."""
+    def _slept(self, started: float, quiet_since: float) -> bool:
+        """Whether it slept until the next poll; False once a limit is reached (said in ``stopped``)."""
+        now = self._client._clock()
         waits = [self._interval]
         for limit, since, reason in ((self._stop_after, quiet_since, STOP_AFTER), (self._max_time, started, MAX_TIME)):
             if limit is not None:
                 left = limit - (now - since)
                 if left <= 0:
                     self.stopped = reason
-                    return None
+                    return False
                 waits.append(left)
-        return min(waits)
+        self._client._sleep(min(waits))
+        return True
 
     def _advance(self, oldest_first: list) -> Iterator[Post]:
         """Each post not yet seen, moving ``mark`` past it before it is given out, so that a
