@@ -37,7 +37,6 @@ class Range(NamedTuple):
     above: bool = False
 
     def check(self, value, name: str):
-        """``value``, or the ValidationError that refuses it by ``name``."""
         kinds = (int,) if self.whole else (int, float)
         fits = (isinstance(value, kinds) and not isinstance(value, bool)
                 and (value > self.low if self.above else value >= self.low)
@@ -47,14 +46,13 @@ class Range(NamedTuple):
         return value
 
     def __str__(self) -> str:
-        shown = "{:,}" if self.whole else "{:g}"
+        shown = "," if self.whole else "g"
+        low = format(self.low, shown)
+        high = None if self.high is None else format(self.high, shown)
         if self.above:
-            allowed = f"more than {shown.format(self.low)}" + (f" and at most {shown.format(self.high)}"
-                                                                if self.high is not None else "")
-        elif self.high is None:
-            allowed = f"{shown.format(self.low)} or more"
+            allowed = f"more than {low}" + (f" and at most {high}" if high else "")
         else:
-            allowed = f"{shown.format(self.low)} to {shown.format(self.high)}"
+            allowed = f"{low} to {high}" if high else f"{low} or more"
         return ("a whole number, " if self.whole else "") + allowed
 
 
@@ -148,7 +146,6 @@ def check_timestamp(value: str) -> str:
 
 
 def check_text(value, what: str) -> str:
-    """A caller's text: text, and valid UTF-8."""
     if not isinstance(value, str):
         raise fail("not_text", what=what, type=type(value).__name__)
     encoded(value, what)
@@ -156,8 +153,6 @@ def check_text(value, what: str) -> str:
 
 
 def check_type(value, kinds, what: str, expected: str, optional: bool = True):
-    """``value``, if it is one of ``kinds`` (or None, when ``optional``); the ValidationError
-    that names what was ``expected`` otherwise."""
     kinds = kinds if isinstance(kinds, tuple) else (kinds,)
     fits = (optional and value is None) or (isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)))
     if not fits:
