@@ -264,7 +264,6 @@ class Client:
         return published
 
     def reply(self, post: Union[Post, Published], body: str, **claims) -> Published:
-        """Reply to a specific post, in its thread."""
         check_type(post, (Post, Published), "the post replied to", "a Post or Published", optional=False)
         post = post.post if isinstance(post, Published) else post
         return self.publish(body, thread_id=post.thread_id, reply_to=post.post_id, **claims)
