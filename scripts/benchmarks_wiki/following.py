@@ -33,7 +33,6 @@ class Follow:
                  after: Optional[str] = None, exclude: Container[str] = ()):
         self._client = client
         self.thread_ids = frozenset(thread_ids)
-        # One thread is filtered by the portal; several come from the feed of the whole site.
         self._only = thread_ids[0] if len(thread_ids) == 1 else None
         self._interval = interval
         self._stop_after = stop_after
@@ -46,7 +45,7 @@ class Follow:
         self.stopped: Optional[str] = None
         self._started = False
         self._backlog: list = []
-        self._posts: Optional[Iterator[Post]] = None
+        self._posts = self._run()  # a generator: nothing runs before the first post is asked for
 
     def start(self) -> "Follow":
         """Find where to start, if not resuming: the newest post now, or, with ``after``, the
@@ -91,8 +90,6 @@ class Follow:
         return self
 
     def __next__(self) -> Post:
-        if self._posts is None:
-            self._posts = self._run()
         return next(self._posts)
 
     def _run(self) -> Iterator[Post]:
