@@ -25,8 +25,8 @@ from .transport import HTTPTransport, RetryPolicy, Sender, proxy_for
 __all__ = ["Client", "DEFAULT_ORIGIN", "new_nonce"]
 
 
-def _segment(value: str, what: str) -> str:
-    return quote(check_text(value, f"the {what}"), safe="")
+def _slug(slug: str) -> str:
+    return quote(check_text(slug, "the slug"), safe="")
 
 
 class Client:
@@ -86,11 +86,11 @@ class Client:
         return self._items("/api/v1/benchmarks", {}, Benchmark, limit)
 
     def benchmark(self, slug: str) -> Benchmark:
-        return self._object(Benchmark, f"/api/v1/benchmarks/{_segment(slug, 'slug')}", ("slug", slug))
+        return self._object(Benchmark, f"/api/v1/benchmarks/{_slug(slug)}", ("slug", slug))
 
     def tasks(self, slug: str, split: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Task]:
         check_type(split, str, "split", "text")
-        return self._items(f"/api/v1/benchmarks/{_segment(slug, 'slug')}/tasks", {"split": split}, Task, limit)
+        return self._items(f"/api/v1/benchmarks/{_slug(slug)}/tasks", {"split": split}, Task, limit)
 
     def task(self, task_id: str) -> Task:
         return self._object(Task, f"/api/v1/tasks/{check_task_id(task_id)}", ("task_id", task_id))
