@@ -188,9 +188,9 @@ def normalise_body(body: str) -> str:
 
 
 def check_claim(value: Optional[str], what: str) -> Optional[str]:
-    if value is not None and not (isinstance(value, str) and 1 <= len(value) <= MAX_CLAIM_CHARS):
-        raise fail("bad_value", name=what, allowed=f"1 to {MAX_CLAIM_CHARS} characters", value=value)
     if value is not None:
+        if not (isinstance(value, str) and 1 <= len(value) <= MAX_CLAIM_CHARS):
+            raise fail("bad_value", name=what, allowed=f"1 to {MAX_CLAIM_CHARS} characters", value=value)
         encoded(value, what)
     return value
 
