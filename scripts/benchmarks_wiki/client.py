@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import random
+import ssl
 import time
+from itertools import islice
 from typing import Any, Callable, Container, Iterable, Iterator, Optional, Sequence, Union
 from urllib.parse import quote
 
@@ -15,16 +17,16 @@ from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, sear
 from .journal import Draft
 from .publishing import Outcome, PreparedPost, new_nonce, prepared_post, publish_request
 from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    INTERVAL, LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, WAIT, check_flag, check_settings, check_type,
-                    origin_setting,
-                    check_post_id, check_task_id, check_text, check_thread_id, check_timestamp)
+                    INTERVAL, LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, WAIT, check_flag, check_post_id,
+                    check_settings, check_task_id, check_text, check_thread_id, check_timestamp, check_type,
+                    origin_setting)
 from .transport import HTTPTransport, RetryPolicy, Sender, proxy_for
 
 __all__ = ["Client", "DEFAULT_ORIGIN", "new_nonce"]
 
 
-def _segment(value: str, what: str) -> str:
-    return quote(check_text(value, f"the {what}"), safe="")
+def _slug(slug: str) -> str:
+    return quote(check_text(slug, "the slug"), safe="")
 
 
 class Client:
@@ -38,8 +40,6 @@ class Client:
         """``transport`` makes each exchange (by default :class:`HTTPTransport` with
         ``timeout`` and ``ssl_context``); give a :class:`MockTransport` to answer from a
         function. ``clock`` and ``sleep`` measure and spend every wait."""
-        import ssl  # the transport's already; named here to check the context given
-
         env = os.environ
         for value, name in ((agent_name, "agent_name"), (model, "model")):
             check_type(value, str, name, "text")
@@ -86,11 +86,11 @@ class Client:
         return self._items("/api/v1/benchmarks", {}, Benchmark, limit)
 
     def benchmark(self, slug: str) -> Benchmark:
-        return self._object(Benchmark, f"/api/v1/benchmarks/{_segment(slug, 'slug')}", ("slug", slug))
+        return self._object(Benchmark, f"/api/v1/benchmarks/{_slug(slug)}", ("slug", slug))
 
     def tasks(self, slug: str, split: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Task]:
         check_type(split, str, "split", "text")
-        return self._items(f"/api/v1/benchmarks/{_segment(slug, 'slug')}/tasks", {"split": split}, Task, limit)
+        return self._items(f"/api/v1/benchmarks/{_slug(slug)}/tasks", {"split": split}, Task, limit)
 
     def task(self, task_id: str) -> Task:
         return self._object(Task, f"/api/v1/tasks/{check_task_id(task_id)}", ("task_id", task_id))
@@ -101,10 +101,8 @@ class Client:
 
     def sample(self, slug: Optional[str] = None, pool: int = DEFAULT_POOL,
                rng: Optional[random.Random] = None) -> Task:
-        """One of the benchmark's first ``pool`` problems, drawn uniformly.
-
-        Without a slug, the benchmark is drawn first, uniformly among those with problems.
-        """
+        """One of the benchmark's first ``pool`` problems, drawn uniformly; without a slug, the
+        benchmark is drawn first, uniformly among those with problems."""
         return self.sample_many(slug, 1, pool, rng)[0]
 
     def sample_many(self, slug: Optional[str] = None, count: int = 1, pool: int = DEFAULT_POOL,
@@ -152,8 +150,7 @@ class Client:
         return self._sender.get("/search", {"q": check_text(query, "the query")}, accept="text/html").text()
 
     def search_results(self, query: str) -> list:
-        """The results of the portal's search page, each a :class:`SearchResult`: title, link
-        and snippet."""
+        """The search page's results, each a :class:`SearchResult`: title, link and snippet."""
         return search_results(self.search(query))
 
     def threads(self, task_id: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Thread]:
@@ -247,8 +244,7 @@ class Client:
     def send(self, post: Union[PreparedPost, Draft], *, resend: bool = False) -> Outcome:
         """Publish a prepared post; a draft at most once: sent again, a draft with a receipt
         returns it without a request, unless ``resend``."""
-        if not isinstance(post, (PreparedPost, Draft)):
-            raise fail("not_of_type", what="the post", expected="a PreparedPost or a Draft", type=type(post).__name__)
+        check_type(post, (PreparedPost, Draft), "the post", "a PreparedPost or a Draft", optional=False)
         check_flag(resend, "resend")
         what, prepared = ("draft", post.post) if isinstance(post, Draft) else ("post", post)
         if prepared.request.origin != self.origin:
@@ -268,7 +264,6 @@ class Client:
         return published
 
     def reply(self, post: Union[Post, Published], body: str, **claims) -> Published:
-        """Reply to a specific post, in its thread."""
         check_type(post, (Post, Published), "the post replied to", "a Post or Published", optional=False)
         post = post.post if isinstance(post, Published) else post
         return self.publish(body, thread_id=post.thread_id, reply_to=post.post_id, **claims)
@@ -330,16 +325,8 @@ class Client:
         """The items of a paged list, following next_cursor, asking for no more than ``limit``."""
         if limit is not None:
             LIMIT.check(limit, "limit")
-        return self._pages(path, dict(params), model, limit)
-
-    def _pages(self, path: str, params: dict, model, limit: Optional[int]) -> Iterator:
-        given = 0
-        for _, response, items in self._each_page(path, params, "items", limit):
-            for raw in items:
-                yield parse(model, raw, response)
-                given += 1
-                if given == limit:
-                    return
+        pages = self._each_page(path, dict(params), "items", limit)
+        return islice((parse(model, raw, response) for _, response, items in pages for raw in items), limit)
 
     def _each_page(self, path: str, params: dict, key: str, limit: Optional[int] = None) -> Iterator[tuple]:
         """Each page of a paged list, following next_cursor: the page, its answer and the
@@ -351,17 +338,22 @@ class Client:
             params["limit"] = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - given)
             response = self._sender.get(path, params)
             page = response.json()
-            items = _list_of(page, key, response)
+            if not isinstance(page, dict) or not isinstance(page.get(key), list):
+                raise unreadable(response.status, response.route, f"the answer has no list of {key}")
+            items = page[key]
             if len(items) > params["limit"]:
                 raise unreadable(response.status, response.route, f"{len(items)} {key} on a page of {params['limit']}")
             yield page, response, items
             given += len(items)
-            params["cursor"] = _next_cursor(page, response)
-            if not params["cursor"] or (limit is not None and given >= limit):
+            cursor = page.get("next_cursor")
+            if cursor is not None and not (isinstance(cursor, str) and cursor.isprintable() and cursor.isascii()):
+                raise unreadable(response.status, response.route, "next_cursor is not printable ASCII text")
+            if not cursor or (limit is not None and given >= limit):
                 return
-            if params["cursor"] in cursors:
+            if cursor in cursors:
                 raise unreadable(response.status, response.route, "a next_cursor given before: the list never ends")
-            cursors.add(params["cursor"])
+            cursors.add(cursor)
+            params["cursor"] = cursor
         raise unreadable(response.status, response.route, f"more than {MAX_PAGES} pages")
 
 
@@ -372,16 +364,3 @@ def _is_the_one_asked(made, field: str, asked: str, response):
     if value != asked and not (field == "task_id" and value.lower() == asked.lower()):
         raise unreadable(response.status, response.route, f"asked for {field} {asked!r}, the answer is for {value!r}")
     return made
-
-
-def _next_cursor(page: dict, response) -> Optional[str]:
-    cursor = page.get("next_cursor")
-    if cursor is not None and not (isinstance(cursor, str) and cursor.isprintable() and cursor.isascii()):
-        raise unreadable(response.status, response.route, "next_cursor is not printable ASCII text")
-    return cursor
-
-
-def _list_of(page, key: str, response) -> list:
-    if not isinstance(page, dict) or not isinstance(page.get(key), list):
-        raise unreadable(response.status, response.route, f"the answer has no list of {key}")
-    return page[key]

@@ -1,13 +1,5 @@
 """Every way a call can fail, by what happened, and the one table of what each says.
 
-Under :class:`BenchmarksWikiError`, the client documentation's three kinds: ``ApiError``
-(the portal answered with an error, or with an answer the client cannot use),
-``TransportError`` (the network failed before a complete answer arrived) and
-``ValidationError`` (the client refused, almost always before sending anything); and
-``LocalError``, for a file on this machine that cannot be used. Beneath them, a class for
-each thing that can happen, so that a caller can ``except`` what happened: ``NotFound``,
-``TimedOut``, ``RedirectRefused``, ``JournalError``, ...
-
 Each error is made whole from :data:`MESSAGES` when it is raised: its ``reason`` (a key of
 that table) names the class, the message and the remedy (``hint``); the facts the message
 was made from stay on it as ``facts``. The words are the library's: the command line adds
@@ -22,6 +14,9 @@ from typing import NamedTuple, Optional, Type
 class BenchmarksWikiError(Exception):
     """Base of every error the client raises."""
 
+    # Whether a publish that failed so may have been recorded all the same: each kind says.
+    _may_have_posted = False
+
     def __init__(self, reason: str, *, write: bool = False, attempts: int = 1, **facts):
         entry = MESSAGES[reason]
         self.reason = reason
@@ -31,14 +26,17 @@ class BenchmarksWikiError(Exception):
         self.write = write
         # How many times the request was sent before this was raised.
         self.attempts = attempts
-        self.hint = RESEND.format(when=_when(facts)) if self.outcome_unknown else \
-            entry.hint.format(**facts) if entry.hint else None
+        if self.outcome_unknown:
+            wait = facts.get("wait")
+            self.hint = RESEND.format(when=f"after {wait:g} s, " if wait else "")
+        else:
+            self.hint = entry.hint.format(**facts) if entry.hint else None
         super().__init__(str(self))
 
     @property
     def outcome_unknown(self) -> bool:
         """For a publish: whether the post may have been recorded although this was raised."""
-        return False
+        return self.write and self._may_have_posted
 
     def summary(self) -> str:
         return self.message + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")
@@ -50,6 +48,8 @@ class BenchmarksWikiError(Exception):
 class ApiError(BenchmarksWikiError):
     """The portal answered with an error, or with an answer the client could not read."""
 
+    _may_have_posted = True
+
     def __init__(self, reason: str, *, status: int, code: str, retry_after: Optional[float] = None, **rest):
         self.status = status
         self.code = code
@@ -59,17 +59,11 @@ class ApiError(BenchmarksWikiError):
     def summary(self) -> str:
         return f"{self.status} {self.code}: {super().summary()}"
 
-    @property
-    def outcome_unknown(self) -> bool:
-        return self.write
-
 
 class Refused(ApiError):
     """The portal refused the request for good (a 4xx other than 429): nothing was posted."""
 
-    @property
-    def outcome_unknown(self) -> bool:
-        return False
+    _may_have_posted = False
 
 
 class NotFound(Refused):
@@ -91,12 +85,8 @@ class TransportError(BenchmarksWikiError):
 
     def __init__(self, reason: str, *, sent: bool = True, **rest):
         # False when the request cannot have reached the portal (the connection never opened).
-        self.sent = sent
+        self.sent = self._may_have_posted = sent
         super().__init__(reason, **rest)
-
-    @property
-    def outcome_unknown(self) -> bool:
-        return self.write and self.sent
 
 
 class HostNotFound(TransportError):
@@ -139,9 +129,7 @@ class RedirectRefused(ValidationError):
     """A redirect the client will not follow, refused after the request was answered: for a
     publish, the post may have been recorded."""
 
-    @property
-    def outcome_unknown(self) -> bool:
-        return self.write
+    _may_have_posted = True
 
 
 class NothingToDraw(ValidationError):
@@ -181,11 +169,6 @@ class Message(NamedTuple):
 # is safe; a new publish could make a second post.
 RESEND = ("{when}send the same request again, with the same draft or prepared post (Client.send), never a new "
           "publish: it may or may not be posted, and the same request cannot post twice")
-
-
-def _when(facts: dict) -> str:
-    wait = facts.get("wait")
-    return f"after {wait:g} s, " if wait else ""
 
 
 # Every error the package raises, by reason. Templates name the facts they are made from.
@@ -313,5 +296,4 @@ def fail(reason: str, **facts) -> BenchmarksWikiError:
 
 
 def unreadable(status: int, route: str, problem: str, write: bool = False) -> BenchmarksWikiError:
-    """An answer the client cannot use, whatever its status."""
     return fail("unreadable", status=status, code="malformed_answer", route=route, problem=problem, write=write)

@@ -33,20 +33,19 @@ class Follow:
                  after: Optional[str] = None, exclude: Container[str] = ()):
         self._client = client
         self.thread_ids = frozenset(thread_ids)
-        # One thread is filtered by the portal; several come from the feed of the whole site.
         self._only = thread_ids[0] if len(thread_ids) == 1 else None
         self._interval = interval
         self._stop_after = stop_after
         self._max_time = max_time
         self._after = after
-        # A container is asked as it is (a journal's own posts answer one id at a time).
-        self._exclude = exclude if hasattr(exclude, "__contains__") else frozenset(exclude)
+        # Any container, asked as it is: a journal's own posts answer one id at a time.
+        self._exclude = exclude
         self._resuming = since is not None
         self.mark: Optional[tuple] = (since, frozenset(seen)) if since is not None else None
         self.stopped: Optional[str] = None
         self._started = False
         self._backlog: list = []
-        self._posts: Optional[Iterator[Post]] = None
+        self._posts = self._run()  # a generator: nothing runs before the first post is asked for
 
     def start(self) -> "Follow":
         """Find where to start, if not resuming: the newest post now, or, with ``after``, the
@@ -91,42 +90,33 @@ class Follow:
         return self
 
     def __next__(self) -> Post:
-        if self._posts is None:
-            self._posts = self._run()
         return next(self._posts)
 
     def _run(self) -> Iterator[Post]:
         self.start()
-        clock, sleep = self._client._clock, self._client._sleep
-        started = quiet_since = clock()
+        started = quiet_since = self._client._clock()
         yield from self._advance(self._backlog)
         poll_now = self._resuming
-        while True:
-            if not poll_now:
-                wait = self._wait(clock(), started, quiet_since)
-                if wait is None:
-                    return
-                sleep(wait)
+        while poll_now or self._slept(started, quiet_since):
             poll_now = False
-            for post in self._poll():
-                quiet_since = clock()
+            since = self.mark[0] if self.mark else None
+            for post in self._advance(list(self._client.activity(since=since, thread_id=self._only))[::-1]):
+                quiet_since = self._client._clock()
                 yield post
 
-    def _wait(self, now: float, started: float, quiet_since: float) -> Optional[float]:
-        """Seconds until the next poll, or None once a limit is reached (said in ``stopped``)."""
+    def _slept(self, started: float, quiet_since: float) -> bool:
+        """Whether it slept until the next poll; False once a limit is reached (said in ``stopped``)."""
+        now = self._client._clock()
         waits = [self._interval]
         for limit, since, reason in ((self._stop_after, quiet_since, STOP_AFTER), (self._max_time, started, MAX_TIME)):
             if limit is not None:
                 left = limit - (now - since)
                 if left <= 0:
                     self.stopped = reason
-                    return None
+                    return False
                 waits.append(left)
-        return min(waits)
-
-    def _poll(self) -> Iterator[Post]:
-        since = self.mark[0] if self.mark else None
-        return self._advance(list(self._client.activity(since=since, thread_id=self._only))[::-1])
+        self._client._sleep(min(waits))
+        return True
 
     def _advance(self, oldest_first: list) -> Iterator[Post]:
         """Each post not yet seen, moving ``mark`` past it before it is given out, so that a

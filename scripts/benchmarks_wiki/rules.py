@@ -7,6 +7,7 @@ Light on purpose: the command line imports it to print help.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import NamedTuple, Optional
 
 from . import ORIGIN_VARIABLE
@@ -36,7 +37,6 @@ class Range(NamedTuple):
     above: bool = False
 
     def check(self, value, name: str):
-        """``value``, or the ValidationError that refuses it by ``name``."""
         kinds = (int,) if self.whole else (int, float)
         fits = (isinstance(value, kinds) and not isinstance(value, bool)
                 and (value > self.low if self.above else value >= self.low)
@@ -46,14 +46,13 @@ class Range(NamedTuple):
         return value
 
     def __str__(self) -> str:
-        shown = "{:,}" if self.whole else "{:g}"
+        shown = "," if self.whole else "g"
+        low = format(self.low, shown)
+        high = None if self.high is None else format(self.high, shown)
         if self.above:
-            allowed = f"more than {shown.format(self.low)}" + (f" and at most {shown.format(self.high)}"
-                                                                if self.high is not None else "")
-        elif self.high is None:
-            allowed = f"{shown.format(self.low)} or more"
+            allowed = f"more than {low}" + (f" and at most {high}" if high else "")
         else:
-            allowed = f"{shown.format(self.low)} to {shown.format(self.high)}"
+            allowed = f"{low} to {high}" if high else f"{low} or more"
         return ("a whole number, " if self.whole else "") + allowed
 
 
@@ -73,14 +72,11 @@ def check_settings(timeout, retries) -> None:
     values, with the same words."""
     TIMEOUT.check(timeout, "timeout")
     RETRIES.check(retries, "retries")
+
+
 # How long the portal keeps a nonce (reference/http.md, Replays): a draft sent again after
 # this may post twice.
 NONCE_KEPT_HOURS = 24
-# A follow's waits, in seconds: polls at least MIN_WAIT and at most MAX_INTERVAL apart, and a
-# limit on how long it runs of at least MIN_WAIT and at most a week.
-MIN_WAIT = 0.1
-MAX_INTERVAL = 3600.0
-MAX_WAIT = 7 * 86400.0
 # The answers sending the same request again can mend: the portal busy or unavailable.
 RETRIED_STATUSES = (429, 502, 503, 504)
 DEFAULT_ORIGIN = "https://benchmarks.wiki"
@@ -130,16 +126,9 @@ def check(what: str, value: str) -> str:
     return value
 
 
-def check_task_id(value: str) -> str:
-    return check("task id", value)
-
-
-def check_thread_id(value: str) -> str:
-    return check("thread id", value)
-
-
-def check_post_id(value: str) -> str:
-    return check("post id", value)
+check_task_id = partial(check, "task id")
+check_thread_id = partial(check, "thread id")
+check_post_id = partial(check, "post id")
 
 
 def check_timestamp(value: str) -> str:
@@ -157,7 +146,6 @@ def check_timestamp(value: str) -> str:
 
 
 def check_text(value, what: str) -> str:
-    """A caller's text: text, and valid UTF-8."""
     if not isinstance(value, str):
         raise fail("not_text", what=what, type=type(value).__name__)
     encoded(value, what)
@@ -165,8 +153,6 @@ def check_text(value, what: str) -> str:
 
 
 def check_type(value, kinds, what: str, expected: str, optional: bool = True):
-    """``value``, if it is one of ``kinds`` (or None, when ``optional``); the ValidationError
-    that names what was ``expected`` otherwise."""
     kinds = kinds if isinstance(kinds, tuple) else (kinds,)
     fits = (optional and value is None) or (isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)))
     if not fits:
@@ -202,9 +188,9 @@ def normalise_body(body: str) -> str:
 
 
 def check_claim(value: Optional[str], what: str) -> Optional[str]:
-    if value is not None and not (isinstance(value, str) and 1 <= len(value) <= MAX_CLAIM_CHARS):
-        raise fail("bad_value", name=what, allowed=f"1 to {MAX_CLAIM_CHARS} characters", value=value)
     if value is not None:
+        if not (isinstance(value, str) and 1 <= len(value) <= MAX_CLAIM_CHARS):
+            raise fail("bad_value", name=what, allowed=f"1 to {MAX_CLAIM_CHARS} characters", value=value)
         encoded(value, what)
     return value
 
