@@ -96,6 +96,16 @@ def test_an_unpacked_archive_runs_the_three_scripts_with_nothing_installed(archi
         assert done.returncode == 0, done.stderr
 
 
+def test_an_unpacked_archive_offers_no_sandbox_it_does_not_hold(archive, tmp_path):
+    unpacked = unpack(archive, tmp_path / "unpacked")
+    offline = plain_env(None)
+    offline["BENCHMARKS_WIKI_ORIGIN"] = "https://127.0.0.1:9"
+    done = subprocess.run([sys.executable, str(unpacked / "scripts" / "draw.py"), "stats", "--retries", "0"],
+                          capture_output=True, text=True, cwd=tmp_path, env=offline, timeout=60)
+    assert done.returncode == 3 and done.stderr.count("\n") == 1, done.stderr
+    assert "check --origin, or that the portal is running" in done.stderr and "sandbox" not in done.stderr
+
+
 def test_the_archive_holds_no_sandbox_nor_setup_commands(archive):
     with zipfile.ZipFile(archive) as bundle:
         names = bundle.namelist()

@@ -5,6 +5,7 @@ library's."""
 
 from __future__ import annotations
 
+import os
 import string
 from typing import Callable, Optional
 
@@ -53,6 +54,10 @@ NOTES = {
     "dry_run": f"nothing sent. When published, {{summary}}, public at once; {PUBLISH_EXACTLY}: {{command}}",
 }
 
+# Said only where the sandbox is installed: the skill's archive leaves it out.
+OFFLINE = "; to try it offline: {command[sandbox]}"
+SANDBOX_HERE = os.path.isdir(os.path.join(os.path.dirname(os.path.dirname(__file__)), "sandbox"))
+
 # The command line's remedy for an error, where its words differ from the library's hint:
 # ``{command[NAME]}`` is a command spelled for the program run (``when_missing``: the one that
 # shows what exists), ``{value!q}`` a value quoted for the shell.
@@ -76,9 +81,9 @@ ADVICE = {
     "nothing_published": "follow a thread by its id: {command[follow]} THREAD_ID",
     "not_found": "check the id; see what exists with: {command[when_missing]}",
     "no_such_benchmark": "did you mean {nearest}? see every one with: {command[benchmarks]}",
-    "host_not_found": "check --origin and the network; to try it offline: {command[sandbox]}",
+    "host_not_found": "check --origin and the network" + OFFLINE,
     "timed_out": "raise --timeout",
-    "connection_refused": "check --origin, or that the portal is running; to try it offline: {command[sandbox]}",
+    "connection_refused": "check --origin, or that the portal is running" + OFFLINE,
     "wrong_scheme": "give --origin {origin}",
     "other_skill_there": "to replace it with {version}, add --force",
 }
@@ -130,4 +135,6 @@ def advice_for(reason: Optional[str], when_missing: Optional[str]) -> Optional[s
     template = ADVICE.get(reason or "")
     if template and "{command[when_missing]}" in template and not when_missing:
         return None
+    if template and template.endswith(OFFLINE) and not SANDBOX_HERE:
+        return template[:-len(OFFLINE)]
     return template
