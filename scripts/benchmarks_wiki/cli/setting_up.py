@@ -262,7 +262,7 @@ def run_sandbox(ctx: Context, args) -> int:
 
 def words() -> dict:
     """For each command (and ``skill ACTION``), the words that may follow it; "" holds the commands."""
-    common = [flag for argument, _ in COMMON for flag in argument.flags] + ["--help"]
+    common = [flag for argument in COMMON for flag in argument.flags] + ["--help"]
     found = {"": [command.name for command in COMMANDS] + common}
     for command in COMMANDS:
         options = [flag for argument in command.arguments for flag in argument.flags if flag.startswith("-")]
@@ -277,7 +277,7 @@ def words() -> dict:
 def bash() -> str:
     cases = "\n".join(f'        "{key}") words="{" ".join(value)}" ;;' for key, value in words().items())
     # The common options that take a value: the word after one is never the command.
-    valued = "|".join(argument.flags[0] for argument, _ in COMMON if argument.options.get("action") != "store_true")
+    valued = "|".join(argument.flags[0] for argument in COMMON if argument.options.get("action") != "store_true")
     with_actions = "|".join(command.name for command in COMMANDS if command.actions)
     function = "_" + NAME.replace("-", "_")  # a shell function's name has no hyphen
     return f"""# bash completion for {NAME}: eval "$({NAME} completion bash)"
@@ -317,7 +317,7 @@ def fish() -> str:
         lines += [f"{seen} -a {action.name} -d '{action.summary}'" for action in command.actions]
         lines += [f"{seen} -l {flag[2:]}" for each in (command, *command.actions) for argument in each.arguments
                   for flag in argument.flags if flag.startswith("--")]
-    for argument, _ in COMMON:
+    for argument in COMMON:
         lines.append(f"complete -c {NAME} -l {argument.flags[0][2:]}")
     return "\n".join(lines) + "\n"
 
