@@ -30,7 +30,6 @@ READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
 # the client refused (2), the network failed (3), a file on this machine could not be used
 # (4); and besides errors, interrupted (130) and a failure of the program itself (70).
 EXIT_CODES = {errors.ApiError: 1, errors.ValidationError: 2, errors.TransportError: 3, errors.LocalError: 4}
-EXIT_REFUSED = EXIT_CODES[errors.ValidationError]
 EXIT_INTERRUPTED, EXIT_UNEXPECTED = 130, 70
 DEFAULT_LIST_LIMIT = 20
 
@@ -272,6 +271,7 @@ def flag(command: str, attribute: str) -> str:
     arguments = (*BY_NAME[command].arguments, *COMMON)
     return next(argument.flags[0] for argument in arguments if destination(argument) == attribute)
 
+
 # Where the journal is kept when neither --journal nor its environment variable names a folder.
 JOURNAL_HOME = f"{NAME} in $XDG_STATE_HOME, else in ~/.local/state (%LOCALAPPDATA% on Windows)"
 # Options accepted before or after the command.
@@ -300,15 +300,16 @@ ENVIRONMENT = (
     ("https_proxy, http_proxy, no_proxy", "an `http://host:port` proxy without credentials"),
     (DEBUG_VARIABLE, "`1` shows the traceback of an unexpected failure"),
 )
-class View:
+
+
+class View(NamedTuple):
     """One program: its name, what it is for, its share of the commands, and, for the
     bundled scripts, which script does each group's work."""
 
-    def __init__(self, prog: str, about: str, commands: tuple, script_of: Optional[dict] = None):
-        self.prog = prog
-        self.about = about
-        self.commands = commands
-        self.script_of = script_of  # command group -> script file, for the bundled scripts
+    prog: str
+    about: str
+    commands: tuple
+    script_of: Optional[dict] = None
 
     @property
     def single(self) -> Optional[Command]:
@@ -328,7 +329,7 @@ class View:
         """How to run the script of a group of commands in ``folder``, by default the folder of
         the script run; the setup commands are no script's: the package's, beside the scripts."""
         folder = os.path.dirname(sys.argv[0]) if folder is None else folder
-        return f"python3 {shell_word(os.path.join(folder, (self.script_of or SCRIPTS).get(group, PACKAGE)))}"
+        return f"python3 {shell_word(os.path.join(folder, self.script_of.get(group, PACKAGE)))}"
 
     def spell(self, name: str, folder: Optional[str] = None) -> str:
         """How to invoke a command from where this one was invoked, or, for the scripts, with
@@ -409,7 +410,7 @@ def _nearest(name: str, names) -> str:
 def refuse_with(who: str, message: str):
     """The one line that refuses a command line, and the exit code of every refusal."""
     sys.stderr.write(f"{who}: error: {line(message)} (see --help)\n")
-    raise SystemExit(EXIT_REFUSED)
+    raise SystemExit(EXIT_CODES[errors.ValidationError])
 
 
 def explained(argument: Argument) -> str:
@@ -471,8 +472,7 @@ def _choose(parser: Parser, commands: tuple, title: str, metavar: str, parent: O
     parser.choices = tuple(command.name for command in commands)
     for command in commands:
         _command(chooser.add_parser(command.name, help=command.summary, description=command.summary,
-                                    epilog=_epilog(parser.view, command, parent), view=parser.view,
-                                    prog=f"{parser.prog} {command.name}"), command)
+                                    epilog=_epilog(parser.view, command, parent), view=parser.view), command)
 
 
 def _epilog(view: "View", command: Command, parent: Optional[Command] = None) -> str:
