@@ -43,9 +43,8 @@ EXECUTABLE, PLAIN = 0o755, 0o644
 
 SkillFile = namedtuple("SkillFile", "path data mode")  # path: inside the skill folder, with "/"
 Packed = namedtuple("Packed", "path size entries")
-# ``previous``: what the folder held before, as a Present, or None when there was nothing;
-# ``changed``: False when it already held this very skill.
-Installed = namedtuple("Installed", "folder version previous changed")
+# ``previous``: what the folder held before, as a Present, or None when there was nothing.
+Installed = namedtuple("Installed", "folder version previous")
 
 
 class Present(namedtuple("Present", "version identical")):
@@ -144,36 +143,31 @@ def install(dest, force: bool = False) -> Installed:
     version = skill_version(next(item for item in files if item.path == INSTRUCTIONS).data.decode("utf-8"))
     folder = _folder_to_write(dest) / NAME
     previous = present(folder, files)
-    if previous is not None and previous.identical:
-        return Installed(folder, version, previous, changed=False)
-    if previous is not None and not force:
-        raise fail("other_skill_there", path=folder, present=previous.described(version), version=version)
-    with _writing(folder):
-        _replace_folder(folder, files)
-    return Installed(folder, version, previous, changed=True)
+    if previous is None or not previous.identical:
+        if previous is not None and not force:
+            raise fail("other_skill_there", path=folder, present=previous.described(version), version=version)
+        with _writing(folder):
+            _replace_folder(folder, files)
+    return Installed(folder, version, previous)
 
 
 def present(folder: Path, files: List[SkillFile]) -> Optional[Present]:
-    """What ``folder`` holds now, or None when there is nothing there."""
+    """What ``folder`` holds now, or None when there is nothing there. Identical means these
+    files, byte for byte, and no others (caches aside, since running the scripts writes them)."""
     if not os.path.lexists(folder):
         return None
     try:
         version = skill_version((folder / INSTRUCTIONS).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         version = None
-    return Present(version, _holds_exactly(folder, files))
-
-
-def _holds_exactly(folder: Path, files: List[SkillFile]) -> bool:
-    """Whether ``folder`` holds these files, byte for byte, and no others (caches aside,
-    since running the scripts writes them)."""
     try:
         there = sorted("/".join(path.relative_to(folder).parts) for path in folder.rglob("*")
                        if path.is_file() and "__pycache__" not in path.parts)
-        return there == [item.path for item in files] and all(
+        identical = there == [item.path for item in files] and all(
             (folder / item.path).read_bytes() == item.data for item in files)
     except OSError:
-        return False
+        identical = False
+    return Present(version, identical)
 
 
 def _replace_folder(folder: Path, files: List[SkillFile]) -> None:
@@ -188,24 +182,20 @@ def _replace_folder(folder: Path, files: List[SkillFile]) -> None:
             target.write_bytes(item.data)
             target.chmod(item.mode)
         staged.chmod(EXECUTABLE)  # mkdtemp makes it private; a skill folder is readable like its files
-        _swap(staged, folder)
+        if os.path.lexists(folder):
+            old = folder.with_name(f".{NAME}.{os.getpid()}.{os.urandom(4).hex()}.old")
+            os.rename(folder, old)
+            try:
+                os.rename(staged, folder)
+            except BaseException:
+                os.rename(old, folder)
+                raise
+            _discard(old)
+        else:
+            os.rename(staged, folder)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
-
-
-def _swap(staged: Path, folder: Path) -> None:
-    if not os.path.lexists(folder):
-        os.rename(staged, folder)
-        return
-    old = folder.with_name(f".{NAME}.{os.getpid()}.{os.urandom(4).hex()}.old")
-    os.rename(folder, old)
-    try:
-        os.rename(staged, folder)
-    except BaseException:
-        os.rename(old, folder)
-        raise
-    _discard(old)
 
 
 def _discard(old: Path) -> None:
@@ -242,7 +232,7 @@ def run_install(ctx: Context, args) -> None:
 
 
 def _what_happened(done: Installed) -> str:
-    if not done.changed:
+    if done.previous is not None and done.previous.identical:
         return f"{NAME} {done.version} is already installed in {done.folder}; nothing changed"
     if done.previous is None:
         return f"installed {NAME} {done.version} in {done.folder}"
