@@ -226,17 +226,15 @@ def run_pack(ctx: Context, args) -> None:
 
 def run_install(ctx: Context, args) -> None:
     done = install(args.dest, force=args.force)
-    ctx.out(render.line(_what_happened(done)))
+    if done.previous is None:
+        happened = f"installed {NAME} {done.version} in {done.folder}"
+    elif done.previous.identical:
+        happened = f"{NAME} {done.version} is already installed in {done.folder}; nothing changed"
+    else:
+        happened = f"replaced {NAME} {done.previous.label(done.version)} with {done.version} in {done.folder}"
+    ctx.out(render.line(happened))
     scripts = str(done.folder / SCRIPTS_FOLDER)
     ctx.out(render.line(f"check it works: {VIEWS['draw'].spell('stats', scripts)}"))
-
-
-def _what_happened(done: Installed) -> str:
-    if done.previous is not None and done.previous.identical:
-        return f"{NAME} {done.version} is already installed in {done.folder}; nothing changed"
-    if done.previous is None:
-        return f"installed {NAME} {done.version} in {done.folder}"
-    return f"replaced {NAME} {done.previous.label(done.version)} with {done.version} in {done.folder}"
 
 
 # -- the sandbox ----------------------------------------------------------------------------
