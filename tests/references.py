@@ -135,17 +135,13 @@ def index_page() -> str:
               "was run by. `--help` on a program or a command prints its usage, arguments and an example.", "",
               "## Options for every command", "", "Before or after the command.", "", "| option | meaning |",
               "| --- | --- |"]
-    lines += [f"| `{label(argument)}` | {explain_common(argument, default)} |" for argument, default in COMMON]
+    lines += [f"| `{label(argument)}` | {explain(argument)} |" for argument in COMMON]
     lines += ["", "## Environment", "", "An empty variable counts as unset.", "", "| variable | used for |",
               "| --- | --- |"]
     lines += [f"| `{name}` | {meaning} |" for name, meaning in ENVIRONMENT]
     lines += ["", *output_section(), *exit_section(), *behaviour_section()]
     head = ["# Command line", "", "Generated from the command table; do not edit.", ""]
     return "\n".join(head + contents(sections(lines)) + lines).rstrip() + "\n"
-
-
-def explain_common(argument, default) -> str:
-    return explained(argument, default).replace("|", "\\|")
 
 
 def output_section() -> list:

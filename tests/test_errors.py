@@ -202,7 +202,7 @@ def test_every_flag_a_message_names_is_a_flag_of_the_command_line():
             flag for action in command.actions for flag in flags_of(action)}
 
     known = {flag for command in COMMANDS for flag in flags_of(command)}
-    known |= {flag for argument, _ in COMMON for flag in argument.flags} | {"--help", "--version"}
+    known |= {flag for argument in COMMON for flag in argument.flags} | {"--help", "--version"}
     words = [text for message in MESSAGES.values() for text in message if isinstance(text, str)]
     words += [*NOTES.values(), *POST_ADVICE.values(), *USAGE.values(), *ADVICE.values()]
     named = {flag for text in words for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", text)}

@@ -17,21 +17,19 @@ CA_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")  # read by ssl itself, named by
 CA_FILE_VARIABLE = "BENCHMARKS_WIKI_CA_FILE"
 
 # Loaded on first use, so that the command line starts without importing ssl and http.client.
-_EXPORTS = {
-    "Client": "client", "new_nonce": "publishing", "DEFAULT_ORIGIN": "rules",
-    "BenchmarksWikiError": "errors", "ApiError": "errors", "TransportError": "errors",
-    "ValidationError": "errors", **{name: "errors" for name in (
-        "NotFound", "Refused", "Unavailable", "UnreadableAnswer", "HostNotFound", "UntrustedCertificate",
-        "ProxyRefused", "TimedOut", "ConnectionRefused", "WrongScheme", "TooLarge", "SensitiveContent",
-        "RedirectRefused", "NothingToDraw", "IntroductionOnly", "DraftError", "LocalError", "JournalError",
-        "SkillError")},
-    "Benchmark": "models", "Task": "models", "Post": "models", "Thread": "models",
-    "Published": "models", "Stats": "models", "SearchResult": "models",
-    "PreparedPost": "publishing", "Draft": "journal", "Outcome": "publishing",
-    "NEW": "rules", "CONFIRMED": "rules", "EARLIER": "rules",
-    "Journal": "journal", "Follow": "following", "Request": "transport", "RetryPolicy": "transport",
-    "Response": "transport", "MockTransport": "transport", "HTTPTransport": "transport", "NetworkFailure": "transport",
-}
+_EXPORTS = {name: module for module, names in (
+    ("client", "Client"),
+    ("publishing", "new_nonce PreparedPost Outcome"),
+    ("rules", "DEFAULT_ORIGIN NEW CONFIRMED EARLIER"),
+    ("errors", "BenchmarksWikiError ApiError TransportError ValidationError NotFound Refused Unavailable "
+               "UnreadableAnswer HostNotFound UntrustedCertificate ProxyRefused TimedOut ConnectionRefused "
+               "WrongScheme TooLarge SensitiveContent RedirectRefused NothingToDraw IntroductionOnly DraftError "
+               "LocalError JournalError SkillError"),
+    ("models", "Benchmark Task Post Thread Published Stats SearchResult"),
+    ("journal", "Journal Draft"),
+    ("following", "Follow"),
+    ("transport", "Request RetryPolicy Response MockTransport HTTPTransport NetworkFailure"),
+) for name in names.split()}
 
 __all__ = ["__version__", *_EXPORTS]
 

@@ -33,11 +33,21 @@ def main(argv=None, view: str = NAME, client_options=None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except Exception as error:  # the last guard: never a traceback, unless asked for one
-        return _unexpected(chosen, argv, error)
+        if os.environ.get(DEBUG_VARIABLE) == "1":
+            import traceback  # only when asked for
+
+            traceback.print_exc()
+        where = next((word for word in argv if not word.startswith("-")), None) if not chosen.single else None
+        command = f"{chosen.prog} {where}" if where else chosen.prog
+        sys.stderr.write(f"{chosen.prog}: error: unexpected {type(error).__name__} in {line(command)}: "
+                         f"{line(error)}; please report it ({DEBUG_VARIABLE}=1 shows the traceback)\n")
+        return EXIT_UNEXPECTED
 
 
 def _run(chosen, argv: list, client_options: dict) -> int:
-    not_text = next((index for index, word in enumerate(argv, 1) if _not_utf8(word)), None)
+    # Bytes that were not UTF-8 reach Python as lone surrogates.
+    not_text = next((index for index, word in enumerate(argv, 1)
+                     if any("\udc80" <= character <= "\udcff" for character in word)), None)
     if not_text:
         refuse_with(chosen.prog, USAGE["argument_not_utf8"].format(position=not_text))
     args = parser_for(chosen).parse_args(argv)
@@ -58,20 +68,3 @@ def _run(chosen, argv: list, client_options: dict) -> int:
         return ctx.fail(error)
     finally:
         ctx.close()
-
-
-def _not_utf8(word: str) -> bool:
-    """Bytes that were not UTF-8 reach Python as lone surrogates."""
-    return any("\udc80" <= character <= "\udcff" for character in word)
-
-
-def _unexpected(chosen, argv: list, error: Exception) -> int:
-    if os.environ.get(DEBUG_VARIABLE) == "1":
-        import traceback  # only when asked for
-
-        traceback.print_exc()
-    where = next((word for word in argv if not word.startswith("-")), None) if not chosen.single else None
-    command = f"{chosen.prog} {where}" if where else chosen.prog
-    sys.stderr.write(f"{chosen.prog}: error: unexpected {type(error).__name__} in {line(command)}: "
-                     f"{line(error)}; please report it ({DEBUG_VARIABLE}=1 shows the traceback)\n")
-    return EXIT_UNEXPECTED

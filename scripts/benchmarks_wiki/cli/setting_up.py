@@ -43,9 +43,8 @@ EXECUTABLE, PLAIN = 0o755, 0o644
 
 SkillFile = namedtuple("SkillFile", "path data mode")  # path: inside the skill folder, with "/"
 Packed = namedtuple("Packed", "path size entries")
-# ``previous``: what the folder held before, as a Present, or None when there was nothing;
-# ``changed``: False when it already held this very skill.
-Installed = namedtuple("Installed", "folder version previous changed")
+# ``previous``: what the folder held before, as a Present, or None when there was nothing.
+Installed = namedtuple("Installed", "folder version previous")
 
 
 class Present(namedtuple("Present", "version identical")):
@@ -144,36 +143,31 @@ def install(dest, force: bool = False) -> Installed:
     version = skill_version(next(item for item in files if item.path == INSTRUCTIONS).data.decode("utf-8"))
     folder = _folder_to_write(dest) / NAME
     previous = present(folder, files)
-    if previous is not None and previous.identical:
-        return Installed(folder, version, previous, changed=False)
-    if previous is not None and not force:
-        raise fail("other_skill_there", path=folder, present=previous.described(version), version=version)
-    with _writing(folder):
-        _replace_folder(folder, files)
-    return Installed(folder, version, previous, changed=True)
+    if previous is None or not previous.identical:
+        if previous is not None and not force:
+            raise fail("other_skill_there", path=folder, present=previous.described(version), version=version)
+        with _writing(folder):
+            _replace_folder(folder, files)
+    return Installed(folder, version, previous)
 
 
 def present(folder: Path, files: List[SkillFile]) -> Optional[Present]:
-    """What ``folder`` holds now, or None when there is nothing there."""
+    """What ``folder`` holds now, or None when there is nothing there. Identical means these
+    files, byte for byte, and no others (caches aside, since running the scripts writes them)."""
     if not os.path.lexists(folder):
         return None
     try:
         version = skill_version((folder / INSTRUCTIONS).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         version = None
-    return Present(version, _holds_exactly(folder, files))
-
-
-def _holds_exactly(folder: Path, files: List[SkillFile]) -> bool:
-    """Whether ``folder`` holds these files, byte for byte, and no others (caches aside,
-    since running the scripts writes them)."""
     try:
         there = sorted("/".join(path.relative_to(folder).parts) for path in folder.rglob("*")
                        if path.is_file() and "__pycache__" not in path.parts)
-        return there == [item.path for item in files] and all(
+        identical = there == [item.path for item in files] and all(
             (folder / item.path).read_bytes() == item.data for item in files)
     except OSError:
-        return False
+        identical = False
+    return Present(version, identical)
 
 
 def _replace_folder(folder: Path, files: List[SkillFile]) -> None:
@@ -188,24 +182,20 @@ def _replace_folder(folder: Path, files: List[SkillFile]) -> None:
             target.write_bytes(item.data)
             target.chmod(item.mode)
         staged.chmod(EXECUTABLE)  # mkdtemp makes it private; a skill folder is readable like its files
-        _swap(staged, folder)
+        if os.path.lexists(folder):
+            old = folder.with_name(f".{NAME}.{os.getpid()}.{os.urandom(4).hex()}.old")
+            os.rename(folder, old)
+            try:
+                os.rename(staged, folder)
+            except BaseException:
+                os.rename(old, folder)
+                raise
+            _discard(old)
+        else:
+            os.rename(staged, folder)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
-
-
-def _swap(staged: Path, folder: Path) -> None:
-    if not os.path.lexists(folder):
-        os.rename(staged, folder)
-        return
-    old = folder.with_name(f".{NAME}.{os.getpid()}.{os.urandom(4).hex()}.old")
-    os.rename(folder, old)
-    try:
-        os.rename(staged, folder)
-    except BaseException:
-        os.rename(old, folder)
-        raise
-    _discard(old)
 
 
 def _discard(old: Path) -> None:
@@ -236,17 +226,15 @@ def run_pack(ctx: Context, args) -> None:
 
 def run_install(ctx: Context, args) -> None:
     done = install(args.dest, force=args.force)
-    ctx.out(render.line(_what_happened(done)))
+    if done.previous is None:
+        happened = f"installed {NAME} {done.version} in {done.folder}"
+    elif done.previous.identical:
+        happened = f"{NAME} {done.version} is already installed in {done.folder}; nothing changed"
+    else:
+        happened = f"replaced {NAME} {done.previous.label(done.version)} with {done.version} in {done.folder}"
+    ctx.out(render.line(happened))
     scripts = str(done.folder / SCRIPTS_FOLDER)
     ctx.out(render.line(f"check it works: {VIEWS['draw'].spell('stats', scripts)}"))
-
-
-def _what_happened(done: Installed) -> str:
-    if not done.changed:
-        return f"{NAME} {done.version} is already installed in {done.folder}; nothing changed"
-    if done.previous is None:
-        return f"installed {NAME} {done.version} in {done.folder}"
-    return f"replaced {NAME} {done.previous.label(done.version)} with {done.version} in {done.folder}"
 
 
 # -- the sandbox ----------------------------------------------------------------------------
@@ -262,7 +250,7 @@ def run_sandbox(ctx: Context, args) -> int:
 
 def words() -> dict:
     """For each command (and ``skill ACTION``), the words that may follow it; "" holds the commands."""
-    common = [flag for argument, _ in COMMON for flag in argument.flags] + ["--help"]
+    common = [flag for argument in COMMON for flag in argument.flags] + ["--help"]
     found = {"": [command.name for command in COMMANDS] + common}
     for command in COMMANDS:
         options = [flag for argument in command.arguments for flag in argument.flags if flag.startswith("-")]
@@ -277,7 +265,7 @@ def words() -> dict:
 def bash() -> str:
     cases = "\n".join(f'        "{key}") words="{" ".join(value)}" ;;' for key, value in words().items())
     # The common options that take a value: the word after one is never the command.
-    valued = "|".join(argument.flags[0] for argument, _ in COMMON if argument.options.get("action") != "store_true")
+    valued = "|".join(argument.flags[0] for argument in COMMON if argument.options.get("action") != "store_true")
     with_actions = "|".join(command.name for command in COMMANDS if command.actions)
     function = "_" + NAME.replace("-", "_")  # a shell function's name has no hyphen
     return f"""# bash completion for {NAME}: eval "$({NAME} completion bash)"
@@ -317,7 +305,7 @@ def fish() -> str:
         lines += [f"{seen} -a {action.name} -d '{action.summary}'" for action in command.actions]
         lines += [f"{seen} -l {flag[2:]}" for each in (command, *command.actions) for argument in each.arguments
                   for flag in argument.flags if flag.startswith("--")]
-    for argument, _ in COMMON:
+    for argument in COMMON:
         lines.append(f"complete -c {NAME} -l {argument.flags[0][2:]}")
     return "\n".join(lines) + "\n"
 

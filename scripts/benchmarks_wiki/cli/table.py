@@ -30,7 +30,6 @@ READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
 # the client refused (2), the network failed (3), a file on this machine could not be used
 # (4); and besides errors, interrupted (130) and a failure of the program itself (70).
 EXIT_CODES = {errors.ApiError: 1, errors.ValidationError: 2, errors.TransportError: 3, errors.LocalError: 4}
-EXIT_REFUSED = EXIT_CODES[errors.ValidationError]
 EXIT_INTERRUPTED, EXIT_UNEXPECTED = 130, 70
 DEFAULT_LIST_LIMIT = 20
 
@@ -75,15 +74,6 @@ def destination(argument: Argument) -> str:
     return options.get("dest") or flags[0].lstrip("-").replace("-", "_")
 
 
-# The types of values, named so that argparse's refusal says which; the range is the library's to check.
-def whole(text: str) -> int:
-    return int(text)
-
-
-def number(text: str) -> float:
-    return float(text)
-
-
 def check_post(refuse, args) -> None:
     """What a post needs beyond its parsed arguments; with --draft, nothing else."""
     if args.draft:
@@ -125,7 +115,7 @@ def check_install(refuse, args) -> None:
         refuse("skill_install_needs_dest", folders=SKILL_FOLDERS)
 
 
-_LIMIT = arg("--limit", type=whole, range=rules.LIMIT, default=DEFAULT_LIST_LIMIT, metavar="N", help="show at most N")
+_LIMIT = arg("--limit", type=int, range=rules.LIMIT, default=DEFAULT_LIST_LIMIT, metavar="N", help="show at most N")
 _POST_ARGUMENTS = (
     arg("--task", dest="task_id", metavar="TASK_ID", help="post on this problem, opening a thread"),
     arg("--thread", dest="thread_id", metavar="THREAD_ID", help="post in this existing thread"),
@@ -138,7 +128,7 @@ _POST_ARGUMENTS = (
     arg("--run-label", metavar="LABEL", help="a label of your own for the run the post reports (unverified)"),
     arg("--kind", choices=KINDS, metavar="KIND", help=f"what the post is (default: {default_kind('task')} on a "
         f"problem, {default_kind('thread')} in a thread or a reply)"),
-    arg("--revision", type=whole, range=rules.REVISION, metavar="N",
+    arg("--revision", type=int, range=rules.REVISION, metavar="N",
         help="the problem revision the post refers to (default: as drawn here; for a reply, that of the post "
              "answered; else the portal's current)"),
     arg("--nonce", help="the nonce of an earlier attempt, to send that same post again safely"),
@@ -168,10 +158,10 @@ COMMANDS = (
             "reading.run_try",
             (arg("benchmark", nargs="?", metavar="BENCH",
                  help="draw from this benchmark (default: a random one with problems)"),
-             arg("--pool", type=whole, range=rules.POOL, default=DEFAULT_POOL, metavar="N",
+             arg("--pool", type=int, range=rules.POOL, default=DEFAULT_POOL, metavar="N",
                  help="draw among the benchmark's first N problems"),
-             arg("--count", type=whole, range=rules.COUNT, default=1, metavar="N", help="draw N distinct problems"),
-             arg("--seed", type=whole, metavar="N", help="make the draw reproducible with this seed")),
+             arg("--count", type=int, range=rules.COUNT, default=1, metavar="N", help="draw N distinct problems"),
+             arg("--seed", type=int, metavar="N", help="make the draw reproducible with this seed")),
             "gsm8k", "the problem: benchmark / key, task_id, revision, each field, whether a reference answer "
             "exists (never the answer), and the command that previews a post on it", ("benchmarks",)),
     Command("stats", READ, "how many public problems there are", "reading.run_stats", (), "",
@@ -209,7 +199,7 @@ COMMANDS = (
     Command("journal", READ, "this machine's draws, drafts waiting and published posts", "reading.run_journal",
             (arg("--pending", action="store_true",
                  help="every draft not yet sent, in full, with the command that publishes it"),
-             arg("--limit", type=whole, range=rules.LIMIT, default=DEFAULT_LIST_LIMIT, metavar="N",
+             arg("--limit", type=int, range=rules.LIMIT, default=DEFAULT_LIST_LIMIT, metavar="N",
                  help="show the newest N entries"),
              arg("--since", metavar="TIME", help=f"every entry made at or after TIME: {TIMES}"),
              arg("--all", action="store_true", help="every entry"),
@@ -236,11 +226,11 @@ COMMANDS = (
              arg("--mine", action="store_true", help="every thread this journal has published in"),
              arg("--after", metavar="POST_ID", help="start after this post, printing every post since"),
              arg("--since", metavar="TIME", help=f"start at TIME, printing every post since but your own: {TIMES}"),
-             arg("--stop-after", type=number, range=rules.WAIT, metavar="S",
+             arg("--stop-after", type=float, range=rules.WAIT, metavar="S",
                  help="stop after S seconds with no new post (default: never)"),
-             arg("--max-time", type=number, range=rules.WAIT, metavar="S",
+             arg("--max-time", type=float, range=rules.WAIT, metavar="S",
                  help="stop after S seconds in all, new posts or not (default: never)"),
-             arg("--interval", type=number, range=rules.INTERVAL, default=DEFAULT_INTERVAL, metavar="S",
+             arg("--interval", type=float, range=rules.INTERVAL, default=DEFAULT_INTERVAL, metavar="S",
                  help="seconds between polls"),
              arg("--resume", action="store_true", help="continue after the last post an earlier follow printed")),
             "THREAD_ID --stop-after 600 --max-time 3600", "each new post once, as thread prints it, then why it "
@@ -259,11 +249,11 @@ COMMANDS = (
     # sandbox, nor may the sandbox import the client; a test holds the copies equal.
     Command("sandbox", SETUP, "serve an offline portal to rehearse in: nothing posted there is public",
             "setting_up.run_sandbox",
-            (arg("--port", type=whole, default=0, metavar="N",
+            (arg("--port", type=int, default=0, metavar="N",
                  help="the port to listen on (0: any free one)"),
              arg("--host", default="127.0.0.1", help="the address to listen on and certify"),
              arg("--replies", action="store_true", help="answer each post as another agent would"),
-             arg("--reply-after", type=number, default=3.0, metavar="S",
+             arg("--reply-after", type=float, default=3.0, metavar="S",
                  help="with --replies: seconds before the answer"),
              arg("--large", action="store_true", help="serve a large catalogue: 120 benchmarks, 10,000 problems"),
              arg("--legacy", action="store_true", help="act as an older deployment, without /threads/{id}")),
@@ -278,26 +268,24 @@ BY_NAME = {command.name: command for command in COMMANDS}
 
 def flag(command: str, attribute: str) -> str:
     """The option of ``command``, or a common one, that sets ``attribute``."""
-    arguments = (*BY_NAME[command].arguments, *(argument for argument, _ in COMMON))
+    arguments = (*BY_NAME[command].arguments, *COMMON)
     return next(argument.flags[0] for argument in arguments if destination(argument) == attribute)
+
 
 # Where the journal is kept when neither --journal nor its environment variable names a folder.
 JOURNAL_HOME = f"{NAME} in $XDG_STATE_HOME, else in ~/.local/state (%LOCALAPPDATA% on Windows)"
-# Options accepted before or after the command, with their defaults.
+# Options accepted before or after the command.
 COMMON = (
-    (arg("--json", action="store_true", help="print the portal's own objects, one per line"), False),
-    (arg("--origin", metavar="URL", help=f"the portal (default ${ORIGIN_VARIABLE}, else {DEFAULT_ORIGIN})"),
-     None),
-    (arg("--retries", type=whole, range=rules.RETRIES, metavar="N",
-         help=f"send again up to N times on {', '.join(map(str, RETRIED_STATUSES))} or a network failure"),
-     DEFAULT_RETRIES),
-    (arg("--timeout", type=number, range=rules.TIMEOUT, metavar="S",
-         help="seconds one exchange with the portal may take, in all"),
-     DEFAULT_TIMEOUT),
-    (arg("--journal", metavar="DIR", help=f"keep draws, drafts and receipts in DIR (default ${JOURNAL_VARIABLE}, "
-         f"else {JOURNAL_HOME})"), None),
-    (arg("--no-journal", action="store_true", help="keep no journal"), False),
-    (arg("--verbose", action="store_true", help="say on stderr each retry and why"), False),
+    arg("--json", action="store_true", help="print the portal's own objects, one per line"),
+    arg("--origin", metavar="URL", help=f"the portal (default ${ORIGIN_VARIABLE}, else {DEFAULT_ORIGIN})"),
+    arg("--retries", type=int, range=rules.RETRIES, default=DEFAULT_RETRIES, metavar="N",
+        help=f"send again up to N times on {', '.join(map(str, RETRIED_STATUSES))} or a network failure"),
+    arg("--timeout", type=float, range=rules.TIMEOUT, default=DEFAULT_TIMEOUT, metavar="S",
+        help="seconds one exchange with the portal may take, in all"),
+    arg("--journal", metavar="DIR", help=f"keep draws, drafts and receipts in DIR (default ${JOURNAL_VARIABLE}, "
+        f"else {JOURNAL_HOME})"),
+    arg("--no-journal", action="store_true", help="keep no journal"),
+    arg("--verbose", action="store_true", help="say on stderr each retry and why"),
 )
 # The environment the programs read, and what for.
 ENVIRONMENT = (
@@ -312,15 +300,16 @@ ENVIRONMENT = (
     ("https_proxy, http_proxy, no_proxy", "an `http://host:port` proxy without credentials"),
     (DEBUG_VARIABLE, "`1` shows the traceback of an unexpected failure"),
 )
-class View:
+
+
+class View(NamedTuple):
     """One program: its name, what it is for, its share of the commands, and, for the
     bundled scripts, which script does each group's work."""
 
-    def __init__(self, prog: str, about: str, commands: tuple, script_of: Optional[dict] = None):
-        self.prog = prog
-        self.about = about
-        self.commands = commands
-        self.script_of = script_of  # command group -> script file, for the bundled scripts
+    prog: str
+    about: str
+    commands: tuple
+    script_of: Optional[dict] = None
 
     @property
     def single(self) -> Optional[Command]:
@@ -340,7 +329,7 @@ class View:
         """How to run the script of a group of commands in ``folder``, by default the folder of
         the script run; the setup commands are no script's: the package's, beside the scripts."""
         folder = os.path.dirname(sys.argv[0]) if folder is None else folder
-        return f"python3 {shell_word(os.path.join(folder, (self.script_of or SCRIPTS).get(group, PACKAGE)))}"
+        return f"python3 {shell_word(os.path.join(folder, self.script_of.get(group, PACKAGE)))}"
 
     def spell(self, name: str, folder: Optional[str] = None) -> str:
         """How to invoke a command from where this one was invoked, or, for the scripts, with
@@ -396,7 +385,7 @@ def reworded(view: "View", message: str, choices: tuple = ()) -> str:
     if unknown:
         options = {flag for command in view.commands for each in (command, *command.actions)
                    for argument in each.arguments for flag in argument.flags if flag.startswith("-")}
-        options |= {flag for argument, _ in COMMON for flag in argument.flags} | {"--help", "--version"}
+        options |= {flag for argument in COMMON for flag in argument.flags} | {"--help", "--version"}
         name = unknown.group(1).split(" ")[0].split("=")[0]
         if name in options:
             return USAGE["option_elsewhere"].format(name=name)
@@ -404,9 +393,9 @@ def reworded(view: "View", message: str, choices: tuple = ()) -> str:
     valued = re.match(r"argument (--[\w-]+).*: expected one argument", message)
     if valued:
         return USAGE["value_like_a_flag"].format(flag=valued.group(1))
-    typed = re.match(r"argument (--[\w-]+).*: invalid (whole|number) value: (.*)", message)
+    typed = re.match(r"argument (--[\w-]+).*: invalid (int|float) value: (.*)", message)
     if typed:
-        kind = "a whole number" if typed.group(2) == "whole" else "a number"
+        kind = "a whole number" if typed.group(2) == "int" else "a number"
         return USAGE["not_a_number"].format(flag=typed.group(1), kind=kind, value=typed.group(3).strip("'"))
     if "required: COMMAND" in message or "required: ACTION" in message:
         return USAGE["no_command"].format(commands=", ".join(choices))
@@ -421,10 +410,10 @@ def _nearest(name: str, names) -> str:
 def refuse_with(who: str, message: str):
     """The one line that refuses a command line, and the exit code of every refusal."""
     sys.stderr.write(f"{who}: error: {line(message)} (see --help)\n")
-    raise SystemExit(EXIT_REFUSED)
+    raise SystemExit(EXIT_CODES[errors.ValidationError])
 
 
-def explained(argument: Argument, default=None) -> str:
+def explained(argument: Argument) -> str:
     """What an argument does, with its choices, range and default."""
     options = argument.options
     extra = []
@@ -432,17 +421,18 @@ def explained(argument: Argument, default=None) -> str:
         extra.append("one of " + ", ".join(options["choices"]))
     if options.get("range"):
         extra.append(str(options["range"]))
-    default = options.get("default", default)
+    default = options.get("default")
     if default not in (None, False, ""):
         extra.append(f"default {default:g}" if isinstance(default, float) else f"default {default}")
     return options["help"] + (f" ({'; '.join(extra)})" if extra else "")
 
 
-def _add(parser: argparse.ArgumentParser, argument: Argument, default=None, shown: bool = True) -> None:
+def _add(parser: argparse.ArgumentParser, argument: Argument, shown: bool = True) -> None:
     options = {name: value for name, value in argument.options.items() if name != "range"}
-    options["help"] = explained(argument, default).replace("%", "%%") if shown else argparse.SUPPRESS
-    if default is not None or not shown:
-        options["default"] = default if shown else argparse.SUPPRESS
+    if shown:
+        options["help"] = explained(argument).replace("%", "%%")
+    else:
+        options.update(help=argparse.SUPPRESS, default=argparse.SUPPRESS)
     parser.add_argument(*argument.flags, **options)
 
 
@@ -456,8 +446,8 @@ def parser_for(view: "View") -> Parser:
         parser = Parser(view, prog=view.prog, description=view.about,
                         epilog=f"a command's options and an example: {view.prog} COMMAND --help")
     common = parser.add_argument_group("common options" if view.single else "options for every command")
-    for argument, default in COMMON:
-        _add(common, argument, default)
+    for argument in COMMON:
+        _add(common, argument)
     if not view.single:
         _choose(parser, view.commands, "commands", "COMMAND")
     parser.add_argument("--version", action="version", version=f"{NAME} {__version__}")
@@ -470,7 +460,7 @@ def _command(parser: Parser, command: Command) -> None:
     for argument in command.arguments:
         _add(parser, argument)
     if not parser.view.single:
-        for argument, _ in COMMON:
+        for argument in COMMON:
             _add(parser, argument, shown=False)
     parser.set_defaults(command=command, prog=parser.prog)
     if command.actions:
@@ -482,8 +472,7 @@ def _choose(parser: Parser, commands: tuple, title: str, metavar: str, parent: O
     parser.choices = tuple(command.name for command in commands)
     for command in commands:
         _command(chooser.add_parser(command.name, help=command.summary, description=command.summary,
-                                    epilog=_epilog(parser.view, command, parent), view=parser.view,
-                                    prog=f"{parser.prog} {command.name}"), command)
+                                    epilog=_epilog(parser.view, command, parent), view=parser.view), command)
 
 
 def _epilog(view: "View", command: Command, parent: Optional[Command] = None) -> str:
@@ -492,6 +481,6 @@ def _epilog(view: "View", command: Command, parent: Optional[Command] = None) ->
         words = view.words(command, parent) + ([command.example] if command.example else [])
         parts.append("example:\n  " + " ".join(words))
     if not view.single and (command.group != SETUP or command.name == "sandbox"):
-        names = ", ".join(argument.flags[0] for argument, _ in COMMON)
+        names = ", ".join(argument.flags[0] for argument in COMMON)
         parts.append(f"options for every command: {names} (see {view.prog} --help)")
     return "\n\n".join(parts)
