@@ -93,7 +93,7 @@ class Context:
         if self._journal_failed:
             return None
         try:
-            return write(*arguments) or True
+            return write(*arguments)
         except OSError as error:
             self.journal_failed(error)
             return None
@@ -110,9 +110,6 @@ class Context:
         time.sleep(seconds)
         if sys.stderr.isatty():
             sys.stderr.write("\r\033[K")
-
-    def command(self, name: str) -> str:
-        return self.view.spell(name)
 
     def remedy(self, error: BenchmarksWikiError) -> Optional[str]:
         missing = self.args.command.when_missing
@@ -134,7 +131,7 @@ class Context:
 
     def out_as_is(self, text: str) -> None:
         """A page as the portal sent it (unsafe characters made visible), ending with one newline."""
-        self.out(render.text(text[:-1] if text.endswith("\n") else text))
+        self.out(render.text(text.removesuffix("\n")))
 
     def note(self, text: str) -> None:
         sys.stderr.write(text + "\n")
@@ -151,12 +148,11 @@ class Context:
         """Print up to ``limit`` items, asking for one more to learn whether more remain;
         an empty list says so on stderr, so that silence is never the answer."""
         shown = 0
-        for item in items:
-            if limit is not None and shown == limit:
+        for shown, item in enumerate(items, 1):
+            if limit is not None and shown > limit:
                 self.say("more_remain", limit=limit)
                 return
             self.show(item, as_line)
-            shown += 1
         if not shown:
             self.say("none_listed", what=none)
 

@@ -101,7 +101,7 @@ def not_drawn(ctx: Context, prepared: PreparedPost) -> Optional[str]:
     task id would only show when publishing."""
     task_id = prepared.fields.get("task_id")
     if task_id and ctx.journal and prepared.revision_from != DRAWN and ctx.journal.drawn_revision(task_id) is None:
-        return NOTES["not_drawn"].format(command=f"{ctx.command('task')} {render.shell_word(task_id)}")
+        return NOTES["not_drawn"].format(command=f"{ctx.view.spell('task')} {render.shell_word(task_id)}")
     return None
 
 
@@ -133,7 +133,7 @@ def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
         worst = worst or delivery.code
         published += [delivery.post] if delivery.post else []
     if len(published) > 1 and not ctx.json:
-        ctx.out(render.follow_all(published, ctx.command("follow")))
+        ctx.out(render.follow_all(published, ctx.view.spell("follow")))
     return worst
 
 
@@ -165,7 +165,7 @@ def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Del
         ctx.journal_failed(outcome.receipt_error)
         ctx.say("no_receipt", path=path)
     ctx.out(render.as_json(render.outcome_record(outcome)) if ctx.json
-            else render.outcome(outcome, ctx.command("follow"), path))
+            else render.outcome(outcome, ctx.view.spell("follow"), path))
     return Delivery(None, post=outcome.published.post if outcome.published else None)
 
 
@@ -196,7 +196,7 @@ def show_pending(ctx: Context, journal) -> None:
             continue
         ctx.out(("\n" if index else "") + f"draft {render.line(draft.path)}")
         if forgotten:
-            look = f"{ctx.command('activity')} {flag('activity', 'since')} {render.shell_word(draft.created_at)}"
+            look = f"{ctx.view.spell('activity')} {flag('activity', 'since')} {render.shell_word(draft.created_at)}"
             ctx.out(render.nonce_forgotten(draft.created_at, look))
         ctx.out(render.preview(draft.post, publish, revision_notes(ctx, draft.post)))
     if len(pending) > 1 and not ctx.json:
@@ -208,10 +208,10 @@ def publish_command(ctx: Context, paths: Optional[list], prepared: Optional[Prep
     """The command that publishes exactly this: the drafts, or without a journal, the post
     command that sends this exact post again, from any shell: every field as sent, claims and
     origin included, its nonce too, values joined with ``=`` so that none reads as a flag."""
+    words = [ctx.view.spell("post")]
     if paths:
-        return " ".join([ctx.command("post"), *(f"{FLAGS['draft']} {render.shell_word(str(path))}" for path in paths)])
+        return " ".join(words + [f"{FLAGS['draft']} {render.shell_word(str(path))}" for path in paths])
     fields = prepared.fields
-    words = [ctx.command("post")]
     if prepared.request.origin != DEFAULT_ORIGIN:
         words.append(f"{flag('post', 'origin')}={render.shell_word(prepared.request.origin)}")
     words += [f"{FLAGS[name]}={render.shell_word(fields[name])}" for name in POST_FIELDS if name in fields]
