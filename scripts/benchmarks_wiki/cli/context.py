@@ -25,16 +25,6 @@ def remedy(error: BenchmarksWikiError, spell: Callable[[str], str], when_missing
     return Spelled(spell, render.shell_word, when_missing).format(template, **error.facts)
 
 
-def describe(error: BenchmarksWikiError, spell: Callable[[str], str], when_missing: Optional[str] = None,
-             advice: Optional[str] = None) -> str:
-    """The error on one line: what happened, then what to do, with commands spelled by
-    ``spell``; ``advice`` follows the remedy."""
-    hint = remedy(error, spell, when_missing)
-    if advice:
-        hint = f"{hint}; {advice}" if hint else advice
-    return render.line(f"{error.summary()}; {hint}" if hint else error.summary())
-
-
 class Context:
     """One run of one command: its arguments, its program, and what it opens on first use."""
 
@@ -42,15 +32,13 @@ class Context:
         check_settings(args.timeout, args.retries)  # before anything is read or written
         self.args = args
         self.view = view
-        self._client_options = {"sleep": self._sleep, **(client_options or {})}
-        self._log_handler = None
-        if args.verbose:
-            self._say_retries()
         self.json = args.json
+        self._client_options = {"sleep": self._sleep, **(client_options or {})}
         self._clients: dict = {}
         self._journal_failed = False
+        self._log_handler = self._say_retries() if args.verbose else None
 
-    def _say_retries(self) -> None:
+    def _say_retries(self):
         """Have the library's log of retries said on stderr, each on one line."""
         import logging
 
@@ -63,7 +51,7 @@ class Context:
         logger = logging.getLogger(PACKAGE)
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
-        self._log_handler = handler
+        return handler
 
     @property
     def client(self):
@@ -105,7 +93,7 @@ class Context:
         if self._journal_failed:
             return None
         try:
-            return write(*arguments) or True
+            return write(*arguments)
         except OSError as error:
             self.journal_failed(error)
             return None
@@ -123,20 +111,18 @@ class Context:
         if sys.stderr.isatty():
             sys.stderr.write("\r\033[K")
 
-    def command(self, name: str) -> str:
-        return self.view.spell(name)
-
     def remedy(self, error: BenchmarksWikiError) -> Optional[str]:
         missing = self.args.command.when_missing
         return remedy(error, self.view.spell, missing[0] if missing else None)
 
-    def describe(self, error: BenchmarksWikiError, advice: Optional[str] = None) -> str:
-        missing = self.args.command.when_missing
-        return describe(error, self.view.spell, missing[0] if missing else None, advice)
+    def describe(self, error: BenchmarksWikiError) -> str:
+        """The error on one line: what happened, then what to do, spelled for this program."""
+        hint = self.remedy(error)
+        return render.line(f"{error.summary()}; {hint}" if hint else error.summary())
 
-    def fail(self, error: BenchmarksWikiError, advice: Optional[str] = None) -> int:
+    def fail(self, error: BenchmarksWikiError) -> int:
         """Say what went wrong, on one line; the exit code that reports it."""
-        self.note(f"{self.view.prog}: error: {self.describe(error, advice)}")
+        self.note(f"{self.view.prog}: error: {self.describe(error)}")
         return exit_code(error)
 
     def out(self, text: str) -> None:
@@ -145,7 +131,7 @@ class Context:
 
     def out_as_is(self, text: str) -> None:
         """A page as the portal sent it (unsafe characters made visible), ending with one newline."""
-        self.out(render.text(text[:-1] if text.endswith("\n") else text))
+        self.out(render.text(text.removesuffix("\n")))
 
     def note(self, text: str) -> None:
         sys.stderr.write(text + "\n")
@@ -162,12 +148,11 @@ class Context:
         """Print up to ``limit`` items, asking for one more to learn whether more remain;
         an empty list says so on stderr, so that silence is never the answer."""
         shown = 0
-        for item in items:
-            if limit is not None and shown == limit:
+        for shown, item in enumerate(items, 1):
+            if limit is not None and shown > limit:
                 self.say("more_remain", limit=limit)
                 return
             self.show(item, as_line)
-            shown += 1
         if not shown:
             self.say("none_listed", what=none)
 

@@ -110,14 +110,10 @@ def every_route(ctx: Context) -> tuple:
         found["slug"] = served[0].slug if served else None
         return f"{len(served)} with problems"
 
-    def tasks():
-        listed = list(client.tasks(found["slug"], limit=1))
-        found["task_id"] = listed[0].task_id if listed else None
-        return f"{len(listed)} read"
-
-    def threads():
-        listed = list(client.threads(limit=1))
-        found["thread_id"] = listed[0].thread_id if listed else None
+    def keep_first(name: str, items) -> str:
+        """Keep the first item's ``name`` for the routes that read with it."""
+        listed = list(items)
+        found[name] = getattr(listed[0], name) if listed else None
         return f"{len(listed)} read"
 
     def thread():
@@ -131,11 +127,13 @@ def every_route(ctx: Context) -> tuple:
 
     routes = (("/api/v1/benchmarks", (), benchmarks),
               ("/api/v1/benchmarks/{slug}", ("slug",), lambda: client.benchmark(found["slug"]).name),
-              ("/api/v1/benchmarks/{slug}/tasks", ("slug",), tasks),
+              ("/api/v1/benchmarks/{slug}/tasks", ("slug",),
+               lambda: keep_first("task_id", client.tasks(found["slug"], limit=1))),
               ("/api/v1/tasks/{task_id}", ("task_id",), lambda: client.task(found["task_id"]).key),
               ("/api/v1/tasks/{task_id}/markdown", ("task_id",),
                lambda: f"{len(client.markdown(found['task_id']))} characters"),
-              ("/api/v1/threads", (), threads), ("/api/v1/threads/{thread_id}", ("thread_id",), thread),
+              ("/api/v1/threads", (), lambda: keep_first("thread_id", client.threads(limit=1))),
+              ("/api/v1/threads/{thread_id}", ("thread_id",), thread),
               ("/api/v1/activity", (), lambda: f"{len(list(client.activity(limit=5)))} read"),
               ("/api/v1/catalog", (), catalog), ("/search", (), lambda: f"{len(client.search_results('a'))} results"))
     for route, needs, read in routes:

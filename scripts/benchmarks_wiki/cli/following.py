@@ -11,7 +11,16 @@ from .context import Context
 
 def run_follow(ctx: Context, args) -> None:
     journal = ctx.journal
-    threads, own = _threads(ctx, args)
+    # This journal's own posts: replies to them are marked, and following from a time passes over them.
+    own = journal.own_posts() if journal else frozenset()
+    if not args.mine:
+        threads = tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in args.thread_ids))
+    elif journal is None:
+        raise fail("journal_off", what="--mine")
+    else:
+        threads = tuple(dict.fromkeys(journal.published_posts().values()))
+        if not threads:
+            raise fail("nothing_published")
     mark = journal.follow_mark(threads) if journal and args.resume else None
     if args.resume and mark is None:
         ctx.say("not_resuming" if journal else "resume_without_journal",
@@ -36,18 +45,3 @@ def run_follow(ctx: Context, args) -> None:
         ctx.say("stopped_in_all", seconds=args.max_time)
     else:
         ctx.say("stopped_quiet", seconds=args.stop_after)
-
-
-def _threads(ctx: Context, args) -> tuple:
-    """The threads to follow, and the ids of this journal's own posts (to mark replies to
-    them, and to pass over when following from a time)."""
-    journal = ctx.journal
-    own = journal.own_posts() if journal else frozenset()
-    if not args.mine:
-        return tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in args.thread_ids)), own
-    if journal is None:
-        raise fail("journal_off", what="--mine")
-    threads = tuple(dict.fromkeys(journal.published_posts().values()))
-    if not threads:
-        raise fail("nothing_published")
-    return threads, own

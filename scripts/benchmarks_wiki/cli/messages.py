@@ -132,9 +132,7 @@ class Spelled(string.Formatter):
 def advice_for(reason: Optional[str], when_missing: Optional[str]) -> Optional[str]:
     """The command line's remedy template for ``reason``, or None where the library's hint is
     said as it is (also for a "see what exists" that this command has no command for)."""
-    template = ADVICE.get(reason or "")
-    if template and "{command[when_missing]}" in template and not when_missing:
+    template = ADVICE.get(reason)
+    if not template or "{command[when_missing]}" in template and not when_missing:
         return None
-    if template and template.endswith(OFFLINE) and not SANDBOX_HERE:
-        return template[:-len(OFFLINE)]
-    return template
+    return template if SANDBOX_HERE else template.removesuffix(OFFLINE)

@@ -8,15 +8,14 @@ first the one command that sends the same request again.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
 from typing import Optional
 
 from . import render
 from ..errors import BenchmarksWikiError, TransportError, Unavailable, fail
-from ..models import Post
 from ..journal import Draft
-from ..publishing import Outcome, PreparedPost
+from ..publishing import PreparedPost
 from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, POST_FIELDS, REPLIED_TO
 from .context import Context
 from .messages import NOTES, POST_ADVICE
@@ -25,36 +24,49 @@ from .table import EXIT_INTERRUPTED, FLAGS, exit_code, flag
 # Far past the limit, since normalisation can drop line endings and trailing whitespace;
 # a file larger than this is refused without reading the rest.
 BODY_FILE_CEILING = 64 * 1024
+# A body file that cannot be read, in fewer words than the system's where they are long.
+_UNREADABLE = {FileNotFoundError: "no such file", IsADirectoryError: "is a directory"}
 
 
 def run_post(ctx: Context, args) -> Optional[int]:
     if args.draft:
         return send_drafts(ctx, args.draft, args.resend)
-    prepared = post_from_args(ctx, args)
-    unchecked = verify_destination(ctx, prepared) if args.preview else None
-    if args.key is not None and not ctx.journal:
-        raise fail("journal_off", what="--key")
-    waiting = ctx.journal.waiting_for(prepared.destination) if ctx.journal and args.preview else None
-    draft = kept_draft(ctx, prepared, args.key) if ctx.journal else None
-    replaces = waiting.path if waiting and draft and waiting.path != draft.path else None
-    publish = publish_command(ctx, [draft.path] if draft else None, prepared)
+    revision, source = resolve_revision(ctx, args)
+    prepared = ctx.client.prepare(read_body(args), task_id=args.task_id, thread_id=args.thread_id,
+                                  reply_to=args.reply_to, revision=revision, run_label=args.run_label,
+                                  kind=args.kind, nonce=args.nonce, allow_sensitive=args.allow_sensitive,
+                                  revision_from=source)
+    unchecked = None
     if args.preview:
-        if ctx.json:
-            ctx.out(render.as_json(render.draft_record(prepared, draft and draft.path, publish)))
-        else:
-            notes = revision_notes(ctx, prepared, unchecked)
-            receipt = draft.receipt() if draft else None
-            ctx.out(render.preview(prepared, publish, notes, replaces if draft else None,
-                                   receipt.published if receipt else None))
-        return None
-    if args.dry_run:
+        # Read once whether the portal has where the post goes, so that the person approves a
+        # post that will publish: what would be refused is refused now; offline or busy, the
+        # preview says it was not checked (a reply to a post alone, the journal's note says).
+        try:
+            ctx.client.verify(prepared)
+        except (TransportError, Unavailable) as error:
+            unchecked = f"destination not checked: {error.summary()}"
+    journal = ctx.journal
+    if args.key is not None and not journal:
+        raise fail("journal_off", what="--key")
+    waiting = journal.waiting_for(prepared.destination) if journal and args.preview else None
+    draft = kept_draft(ctx, prepared, args.key) if journal else None
+    publish = publish_command(ctx, [draft.path] if draft else None, prepared)
+    if args.preview and ctx.json:
+        ctx.out(render.as_json(render.draft_record(prepared, draft and draft.path, publish)))
+    elif args.preview:
+        replaces = waiting.path if waiting and draft and waiting.path != draft.path else None
+        receipt = draft.receipt() if draft else None
+        ctx.out(render.preview(prepared, publish, revision_notes(ctx, prepared, unchecked), replaces,
+                               receipt.published if receipt else None))
+    elif args.dry_run:
         ctx.out(prepared.url)
-        if undrawn(ctx, prepared):
-            task_id = prepared.fields["task_id"]
-            ctx.say("not_drawn", command=check_command(ctx, task_id))
+        unknown_task = not_drawn(ctx, prepared)
+        if unknown_task:
+            ctx.note(render.line(unknown_task))
         ctx.say("dry_run", summary=render.summary(prepared), command=publish)
-        return None
-    return publish_and_say(ctx, draft or prepared, publish).code
+    else:
+        return publish_and_say(ctx, draft or prepared, publish).code
+    return None
 
 
 def kept_draft(ctx: Context, prepared: PreparedPost, key: Optional[str]) -> Optional[Draft]:
@@ -65,16 +77,8 @@ def kept_draft(ctx: Context, prepared: PreparedPost, key: Optional[str]) -> Opti
     if key is None:
         # A nonce given names one request: the same post under another nonce is another.
         derived = prepared.same_post_key + (f":{prepared.nonce}" if ctx.args.nonce else "")
-        return ctx.record(ctx.journal.keep, prepared, derived) or None
+        return ctx.record(ctx.journal.keep, prepared, derived)
     return ctx.journal.keep(prepared, key)
-
-
-def post_from_args(ctx: Context, args) -> PreparedPost:
-    revision, source = resolve_revision(ctx, args)
-    return ctx.client.prepare(read_body(args), task_id=args.task_id, thread_id=args.thread_id,
-                              reply_to=args.reply_to, revision=revision, run_label=args.run_label,
-                              kind=args.kind, nonce=args.nonce, allow_sensitive=args.allow_sensitive,
-                              revision_from=source)
 
 
 def resolve_revision(ctx: Context, args) -> tuple:
@@ -92,35 +96,23 @@ def resolve_revision(ctx: Context, args) -> tuple:
     return (answered, REPLIED_TO) if answered is not None else (None, None)
 
 
-def verify_destination(ctx: Context, prepared: PreparedPost) -> Optional[str]:
-    """Read once whether the portal has where the post goes, so that the person approves a
-    post that will publish: None when it does, or why it was not checked (offline, the portal
-    busy, or a reply to a post alone); what would be refused is refused now."""
-    try:
-        ctx.client.verify(prepared)  # a reply to a post alone is told of by the journal's note
-    except (TransportError, Unavailable) as error:
-        return f"destination not checked: {error.summary()}"
-    return None
-
-
-def undrawn(ctx: Context, prepared: PreparedPost) -> bool:
-    """A preview sends nothing, so a mistyped task id would only show when publishing."""
+def not_drawn(ctx: Context, prepared: PreparedPost) -> Optional[str]:
+    """The note on a post to a problem not drawn here: a preview sends nothing, so a mistyped
+    task id would only show when publishing."""
     task_id = prepared.fields.get("task_id")
-    return bool(task_id and ctx.journal and prepared.revision_from != DRAWN
-                and ctx.journal.drawn_revision(task_id) is None)
-
-
-def check_command(ctx: Context, task_id: str) -> str:
-    return f"{ctx.command('task')} {render.shell_word(task_id)}"
+    if task_id and ctx.journal and prepared.revision_from != DRAWN and ctx.journal.drawn_revision(task_id) is None:
+        return NOTES["not_drawn"].format(command=f"{ctx.view.spell('task')} {render.shell_word(task_id)}")
+    return None
 
 
 def revision_notes(ctx: Context, prepared: PreparedPost, unchecked: Optional[str] = None) -> list:
     """What the person should know about where the post goes and the revision it records."""
     reply_to = prepared.fields.get("reply_to")
     answered = ctx.journal.seen_post(reply_to) if reply_to and ctx.journal else None
+    unknown_task = not_drawn(ctx, prepared) if unchecked else None
     notes = [unchecked] if unchecked and not answered else []
-    if unchecked and undrawn(ctx, prepared):
-        notes.append(NOTES["not_drawn"].format(command=check_command(ctx, prepared.fields["task_id"])))
+    if unknown_task:
+        notes.append(unknown_task)
     if reply_to and ctx.journal:
         if answered is None:
             notes.append(f"post {reply_to} was not read here; read its thread first to record its revision")
@@ -141,55 +133,40 @@ def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
         worst = worst or delivery.code
         published += [delivery.post] if delivery.post else []
     if len(published) > 1 and not ctx.json:
-        ctx.out(render.follow_all(published, ctx.command("follow")))
+        ctx.out(render.follow_all(published, ctx.view.spell("follow")))
     return worst
 
 
-@dataclass(frozen=True)
-class Delivery:
-    """What sending one post came to: the exit code (None for success), whether the post may
-    have been recorded although sending failed, and the post published."""
-
-    code: Optional[int]
-    unknown: bool = False
-    post: Optional[Post] = None
+# What sending one post came to: the exit code (None for success), whether the post may
+# have been recorded although sending failed, and the post published.
+Delivery = namedtuple("Delivery", "code unknown post", defaults=(False, None))
 
 
 def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Delivery:
-    """Send a draft (or the draft at a path) or a prepared post, and say what happened; an
-    error is one line that says so, and how to send the same post again safely (``again``)."""
+    """Send a draft (or the draft at a path) or a prepared post with the client for its own
+    origin, unless --origin names one (and a draft for another is then refused); record it in
+    the journal and say what happened. An error is one line that says so, and how to send the
+    same post again safely (``again``)."""
+    path = item if isinstance(item, Path) else getattr(item, "path", None)
     try:
-        outcome = publish_item(ctx, item, resend)
+        if isinstance(item, Path):
+            item = Draft.load(item)
+        origin = (item.post if isinstance(item, Draft) else item).request.origin
+        outcome = ctx.client_for(ctx.args.origin or origin).send(item, resend=resend)
     except KeyboardInterrupt:
         ctx.note(f"{ctx.view.prog}: error: {POST_ADVICE['interrupted'].format(command=again)}")
         return Delivery(EXIT_INTERRUPTED, unknown=True)
     except BenchmarksWikiError as error:
         ctx.note(f"{ctx.view.prog}: error: {render.line(error.summary())}; {post_advice(ctx, error, again)}")
         return Delivery(exit_code(error), error.outcome_unknown)
-    report(ctx, outcome, item if isinstance(item, Path) else getattr(item, "path", None))
-    return Delivery(None, post=outcome.published.post if outcome.published else None)
-
-
-def publish_item(ctx: Context, item, resend: bool) -> Outcome:
-    """Send a draft (or the draft at a path) or a prepared post with the client for its own origin,
-    unless --origin names one (and a draft for another is then refused)."""
-    if isinstance(item, Path):
-        item = Draft.load(item)
-    origin = (item.post if isinstance(item, Draft) else item).request.origin
-    return ctx.client_for(ctx.args.origin or origin).send(item, resend=resend)
-
-
-def report(ctx: Context, outcome: Outcome, path: Optional[Path]) -> None:
-    """Record the post in the journal, and say what sending it did."""
     if ctx.journal and outcome.published:
         ctx.record(ctx.journal.record_posts, (outcome.published.post,), True)
     if outcome.receipt_error is not None:
         ctx.journal_failed(outcome.receipt_error)
         ctx.say("no_receipt", path=path)
-    if ctx.json:
-        ctx.out(render.as_json(render.outcome_record(outcome)))
-    else:
-        ctx.out(render.outcome(outcome, ctx.command("follow"), path))
+    ctx.out(render.as_json(render.outcome_record(outcome)) if ctx.json
+            else render.outcome(outcome, ctx.view.spell("follow"), path))
+    return Delivery(None, post=outcome.published.post if outcome.published else None)
 
 
 def post_advice(ctx: Context, error: BenchmarksWikiError, again: str) -> str:
@@ -219,7 +196,7 @@ def show_pending(ctx: Context, journal) -> None:
             continue
         ctx.out(("\n" if index else "") + f"draft {render.line(draft.path)}")
         if forgotten:
-            look = f"{ctx.command('activity')} {flag('activity', 'since')} {render.shell_word(draft.created_at)}"
+            look = f"{ctx.view.spell('activity')} {flag('activity', 'since')} {render.shell_word(draft.created_at)}"
             ctx.out(render.nonce_forgotten(draft.created_at, look))
         ctx.out(render.preview(draft.post, publish, revision_notes(ctx, draft.post)))
     if len(pending) > 1 and not ctx.json:
@@ -228,18 +205,13 @@ def show_pending(ctx: Context, journal) -> None:
 
 
 def publish_command(ctx: Context, paths: Optional[list], prepared: Optional[PreparedPost] = None) -> str:
-    """The command that publishes exactly this: the drafts, or without a journal, the whole
-    post with its nonce."""
+    """The command that publishes exactly this: the drafts, or without a journal, the post
+    command that sends this exact post again, from any shell: every field as sent, claims and
+    origin included, its nonce too, values joined with ``=`` so that none reads as a flag."""
+    words = [ctx.view.spell("post")]
     if paths:
-        return " ".join([ctx.command("post"), *(f"{FLAGS['draft']} {render.shell_word(str(path))}" for path in paths)])
-    return retry_command(ctx, prepared)
-
-
-def retry_command(ctx: Context, prepared: PreparedPost) -> str:
-    """The post command that sends this exact post again, from any shell: every field as
-    sent, claims and origin included, values joined with ``=`` so that none reads as a flag."""
+        return " ".join(words + [f"{FLAGS['draft']} {render.shell_word(str(path))}" for path in paths])
     fields = prepared.fields
-    words = [ctx.command("post")]
     if prepared.request.origin != DEFAULT_ORIGIN:
         words.append(f"{flag('post', 'origin')}={render.shell_word(prepared.request.origin)}")
     words += [f"{FLAGS[name]}={render.shell_word(fields[name])}" for name in POST_FIELDS if name in fields]
@@ -260,12 +232,9 @@ def read_body(args) -> str:
         else:
             with open(path, "rb") as handle:
                 data = handle.read(BODY_FILE_CEILING + 1)
-    except FileNotFoundError:
-        raise fail("body_file_unreadable", path=path, problem="no such file") from None
-    except IsADirectoryError:
-        raise fail("body_file_unreadable", path=path, problem="is a directory") from None
     except OSError as error:
-        raise fail("body_file_unreadable", path=path, problem=error.strerror or error) from None
+        problem = _UNREADABLE.get(type(error)) or error.strerror or error
+        raise fail("body_file_unreadable", path=path, problem=problem) from None
     if len(data) > BODY_FILE_CEILING:
         raise fail("body_file_too_large", path=path, size=BODY_FILE_CEILING, limit=MAX_BODY_BYTES)
     try:

@@ -25,10 +25,11 @@ def nearest_benchmark(ctx: Context, slug):
     try:
         yield
     except NotFound as error:
+        if not slug:
+            raise
         import difflib
 
-        known = [bench.slug for bench in ctx.client.benchmarks()] if slug else []
-        nearest = difflib.get_close_matches(slug, known, n=3, cutoff=0.5) if slug else []
+        nearest = difflib.get_close_matches(slug, [bench.slug for bench in ctx.client.benchmarks()], n=3, cutoff=0.5)
         if not nearest:
             raise
         raise fail("no_such_benchmark", status=error.status, code=error.code, message=error.message,
@@ -39,17 +40,12 @@ def run_try(ctx: Context, args) -> None:
     rng = random.Random(args.seed) if args.seed is not None else None
     with nearest_benchmark(ctx, args.benchmark):
         drawn = ctx.client.sample_many(args.benchmark, count=args.count, pool=args.pool, rng=rng)
+    stem, dot, suffix = NOTES_FILE.rpartition(".")
     for index, task in enumerate(drawn, 1):
         if index > 1 and not ctx.json:
             ctx.out("")
-        # Several problems, several posts: each its own notes file, so none overwrites another.
-        show_drawn(ctx, task, numbered(NOTES_FILE, index) if len(drawn) > 1 else NOTES_FILE)
-
-
-def numbered(name: str, number: int) -> str:
-    """notes.md as the number-th of several: notes-2.md."""
-    stem, dot, suffix = name.rpartition(".")
-    return f"{stem}-{number}{dot}{suffix}"
+        # Several problems, several posts: each its own notes file (notes-2.md), so none overwrites another.
+        show_drawn(ctx, task, f"{stem}-{index}{dot}{suffix}" if len(drawn) > 1 else NOTES_FILE)
 
 
 def show_drawn(ctx: Context, task, notes: str = NOTES_FILE) -> None:
@@ -59,7 +55,7 @@ def show_drawn(ctx: Context, task, notes: str = NOTES_FILE) -> None:
     client = ctx.client
     claims = "".join(f" {FLAGS[name]} {render.shell_word(value)}"
                      for name, value in (("agent_name", client.agent_name), ("model", client.model)) if value)
-    ctx.show(task, lambda item: render.task(item, ctx.command("post") + claims, ctx.view.is_skill, notes))
+    ctx.show(task, lambda item: render.task(item, ctx.view.spell("post") + claims, ctx.view.is_skill, notes))
 
 
 def run_stats(ctx: Context, args) -> None:

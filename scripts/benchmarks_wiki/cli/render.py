@@ -19,7 +19,7 @@ UNNAMED = "unnamed"
 def portal_text(value: str) -> str:
     """Text the portal sent, every line indented, so that none can pass for one of the
     program's own lines, which start at the margin."""
-    return indent(text(value))
+    return "\n".join("  " + row if row else row for row in text(value).split("\n"))
 
 
 def as_json(raw) -> str:
@@ -27,10 +27,6 @@ def as_json(raw) -> str:
     import json  # here, so that printing help does not pay for it
 
     return json.dumps(raw, ensure_ascii=True, separators=(",", ":"))
-
-
-def indent(block: str, prefix: str = "  ") -> str:
-    return "\n".join(prefix + row if row else row for row in block.split("\n"))
 
 
 def field_value(value) -> str:

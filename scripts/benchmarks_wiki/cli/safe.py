@@ -25,9 +25,9 @@ def hidden(character: str) -> bool:
     return unicodedata.category(character) != "Zs"
 
 
-def escape(character: str) -> str:
+def escape(character: str, bytes_below: int = 0x100) -> str:
     code = ord(character)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return f"\\x{code:02x}" if code < bytes_below else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def visible(value: str, keep: str = "") -> str:
@@ -42,24 +42,18 @@ def shell_word(value: str) -> str:
     """One shell word on one line, that a shell reads back as ``value``: quoted where needed,
     and $'...' where the value holds a hidden character."""
     if not any(map(hidden, value)):
-        return _quote(value)
+        import shlex  # here, so that printing help does not pay for it
+
+        return shlex.quote(value)
     escaped = []
     for character in value:
         if character in "\\'":
             escaped.append("\\" + character)
         elif hidden(character):  # bash reads \xNN as one byte, so only ASCII goes that way
-            code = ord(character)
-            escaped.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF
-                           else f"\\U{code:08x}")
+            escaped.append(escape(character, bytes_below=0x80))
         else:
             escaped.append(character)
     return "$'" + "".join(escaped) + "'"
-
-
-def _quote(value: str) -> str:
-    import shlex  # here, so that printing help does not pay for it
-
-    return shlex.quote(value)
 
 
 def text(value: str) -> str:
