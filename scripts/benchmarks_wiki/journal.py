@@ -185,7 +185,7 @@ class Journal:
         it had been replaced), and another post under it is refused."""
         if not isinstance(post, PreparedPost):
             raise fail("not_of_type", what="the post", expected="a PreparedPost", type=type(post).__name__)
-        name = _draft_name()
+        name = f"{_stamp(time.time())}-{os.urandom(4).hex()}.json"
         if key is not None:
             key_file = self.folder / "keys" / _file_name(_check_key(key))
             try:
@@ -303,17 +303,19 @@ class Journal:
         if since is not None:
             since = check_timestamp(since)
         waiting = {draft.path for draft in self.pending()}
-        made = [(_moment(item.stat().st_mtime), "drawn", item.path) for item in _scan(self.folder / "draws")]
-        # Names alone, and a path only for what is shown: a history of thousands costs a listing.
-        made += [(_stamp_time(name), "draft", part, name) for part in (WAITING, SENT) for name in _names(self.folder / part)
+        draws = self.folder / "draws"
+        # Each made at the moment its name begins with (a draw, when its file was written), so
+        # that names alone sort them: a history of thousands costs a listing.
+        made = [(_stamp(os.stat(draws / name).st_mtime), draws / name) for name in _names(draws)
+                if name.endswith(".json") and not name.startswith(".")]
+        made += [(name, self.folder / part / name) for part in (WAITING, SENT) for name in _names(self.folder / part)
                  if name.endswith(".json") and name.count(".") == 2]
-        made.sort(key=lambda entry: (entry[0], entry[1] == "draft"), reverse=True)
-        for count, (moment, kind, *where) in enumerate(made):
+        made.sort(reverse=True)
+        for stamp, path in made[:limit]:
             # To the second: an entry made in the very second of ``since`` is on or after it.
-            if (since is not None and moment[:19] < since[:19]) or (limit is not None and count >= limit):
+            if since is not None and stamp[:15] < since[:19].replace("-", "").replace(":", ""):
                 return
-            path = Path(where[0]) if kind == "drawn" else self.folder / where[0] / where[1]
-            yield _draw_entry(path) if kind == "drawn" else _draft_entry(path, path in waiting)
+            yield _draw_entry(path) if path.parent == draws else _draft_entry(path, path in waiting)
 
 
 class OwnPosts:
@@ -528,10 +530,9 @@ def _file_name(name: str) -> str:
     return hashlib.sha256(name.encode("utf-8")).hexdigest()[:32] + ".json"
 
 
-def _draft_name() -> str:
-    moment = time.time()
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(moment)) + f".{int(moment * 1e6) % 1000000:06d}Z"
-    return f"{stamp}-{os.urandom(4).hex()}.json"
+def _stamp(seconds: float) -> str:
+    """A moment as a draft's name begins with it: 20261201T203353.690446Z."""
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds)) + f".{int(seconds * 1e6) % 1000000:06d}Z"
 
 
 def _names(folder: Path) -> list:
@@ -539,20 +540,3 @@ def _names(folder: Path) -> list:
         return os.listdir(folder)
     except FileNotFoundError:
         return []
-
-
-def _scan(folder: Path) -> list:
-    try:
-        with os.scandir(folder) as listing:
-            return [item for item in listing if item.name.endswith(".json") and not item.name.startswith(".")]
-    except FileNotFoundError:
-        return []
-
-
-def _stamp_time(name: str) -> str:
-    """The moment in a draft's name (20261201T203353.690446Z-...) as a timestamp."""
-    return f"{name[0:4]}-{name[4:6]}-{name[6:8]}T{name[9:11]}:{name[11:13]}:{name[13:22]}Z"
-
-
-def _moment(seconds: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds * 1e6) % 1000000:06d}Z"
