@@ -26,7 +26,7 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Mapping, Optional, Union
 
@@ -329,15 +329,6 @@ class OwnPosts:
 
 
 @dataclass(frozen=True)
-class Receipt:
-    """What a draft's publish recorded: the post (None when the receipt is too damaged to
-    rebuild it, though it still says the post went out), and when."""
-
-    published: Optional[Published]
-    at: Optional[str]
-
-
-@dataclass(frozen=True)
 class Draft:
     """A prepared post kept in a journal's file, to be sent once; ``key`` is the name it was
     kept under, if any. Read back, it is refused unless this journal wrote it exactly so,
@@ -347,10 +338,6 @@ class Draft:
     post: PreparedPost
     created_at: str
     key: Optional[str] = None
-
-    @property
-    def journal(self) -> Journal:
-        return Journal(self.path.parent.parent)
 
     @classmethod
     def write(cls, post: PreparedPost, path: Path, key: Optional[str], secret: bytes) -> "Draft":
@@ -411,8 +398,10 @@ class Draft:
     def outcome_file(self) -> Optional[Path]:
         return next((self._beside(suffix) for suffix in OUTCOMES if self._beside(suffix).exists()), None)
 
-    def receipt(self) -> Optional[Receipt]:
-        """The receipt of this draft, or None if it was never published."""
+    def receipt(self) -> Optional[Outcome]:
+        """What this draft's receipt says, as sending it again would: EARLIER, with the post
+        (None when the receipt is too damaged to rebuild it, though it still says the post
+        went out) and when; or None if it was never published."""
         path = self._beside(RECEIPT)
         if not path.exists():
             return None
@@ -422,7 +411,7 @@ class Draft:
         except ValueError:  # a receipt that cannot be read still says the post went out: the safe side
             published = None
         at = record.get("published_at")
-        return Receipt(published, at if isinstance(at, str) else None)
+        return Outcome(published, EARLIER, sent=False, earlier_at=at if isinstance(at, str) else None)
 
     def refusal(self) -> Optional[str]:
         """What the portal said when it refused this draft for good, or None."""
@@ -459,27 +448,21 @@ class Draft:
                     raise fail("discarded_draft", path=current.path)
                 receipt = current.receipt()
                 if receipt:
-                    return Outcome(receipt.published, EARLIER, sent=False, earlier_at=receipt.at)
+                    return receipt
             try:
                 outcome = publish_request(sender, current.post.request)
             except Refused as error:
                 current.settle(REFUSAL, {"status": error.status, "code": error.code, "message": error.message,
                                          "refused_at": now()})
                 raise
-            return current._published(outcome)
-
-    def _published(self, outcome: Outcome) -> Outcome:
-        """Record that this draft is published, and the post as this journal's; the outcome,
-        saying if that failed."""
-        published = outcome.published
-        record = {"post": published.post.raw, "created": published.created, "how": outcome.how,
-                  "published_at": outcome.earlier_at or now()}
-        try:
-            self.settle(RECEIPT, record)
-            self.journal.record_posts((published.post,), mine=True)
-        except OSError as error:
-            return Outcome(published, outcome.how, True, outcome.earlier_at, receipt_error=error)
-        return outcome
+            published = outcome.published
+            try:
+                current.settle(RECEIPT, {"post": published.post.raw, "created": published.created, "how": outcome.how,
+                                         "published_at": outcome.earlier_at or now()})
+                Journal(self.path.parent.parent).record_posts((published.post,), mine=True)
+            except OSError as error:
+                return replace(outcome, receipt_error=error)
+            return outcome
 
 
 def _code(record: dict, secret: bytes) -> str:
@@ -509,7 +492,7 @@ def _draft_entry(path: Path, waiting: bool) -> dict:
              "claims": {name: fields.get(name) for name in ("agent_name", "model")}}
     if receipt:
         posted = receipt.published
-        entry.update(type="posted", at=receipt.at or entry["at"], post_id=posted and posted.post_id,
+        entry.update(type="posted", at=receipt.earlier_at or entry["at"], post_id=posted and posted.post_id,
                      thread_id=posted and posted.thread_id, public_url=posted and posted.public_url)
     elif refusal:
         entry.update(type="refused", refusal=refusal)
