@@ -24,7 +24,6 @@ import hmac
 import json
 import os
 import re
-import stat
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -78,11 +77,6 @@ def located(explicit: Optional[str] = None, environ: Optional[Mapping] = None,
     return Path(os.path.expanduser("~")) / ".local" / "state" / NAME, SETTING_DEFAULT
 
 
-def _private(path: Path) -> bool:
-    """Whether only its user may read ``path`` (always, where the system has no such bits)."""
-    return os.name == "nt" or not stat.S_IMODE(path.stat().st_mode) & 0o077
-
-
 class Journal:
     def __init__(self, folder: Union[str, os.PathLike]):
         self.folder = as_path(folder, "the journal's folder")
@@ -91,8 +85,7 @@ class Journal:
     def open(cls, folder: Union[str, os.PathLike, None] = None) -> "Journal":
         """The journal in ``folder`` (by default the one :func:`location` names), made
         private if new; OSError when it cannot be made or written."""
-        journal = cls(as_path(folder, "the journal's folder") if folder is not None else location())
-        make_private_folder(journal.folder)
+        journal = cls(location() if folder is None else folder)
         for part in FOLDERS:
             make_private_folder(journal.folder / part)
         if not os.access(journal.folder / WAITING, os.W_OK | os.X_OK):
@@ -108,7 +101,7 @@ class Journal:
     def exposed(self) -> list:
         """The journal's folders and secret that other users may read: each should be private."""
         paths = [self.folder, self.folder / SECRET, *(self.folder / part for part in FOLDERS)]
-        return [path for path in paths if path.exists() and not _private(path)]
+        return [path for path in paths if os.name != "nt" and path.exists() and path.stat().st_mode & 0o077]
 
     def secret(self) -> bytes:
         """The key of the code that proves a draft was written here; refused unless it is this
@@ -119,7 +112,7 @@ class Journal:
             text = path.read_text(encoding="ascii")
         except (OSError, UnicodeDecodeError):
             raise fail("journal_without_secret", path=self.folder) from None
-        if os.name != "nt" and (info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077):
+        if os.name != "nt" and (info.st_uid != os.getuid() or info.st_mode & 0o077):
             raise fail("journal_secret_exposed", path=path)
         return text.strip().encode("ascii")
 
@@ -187,7 +180,10 @@ class Journal:
             raise fail("not_of_type", what="the post", expected="a PreparedPost", type=type(post).__name__)
         name = f"{_stamp(time.time())}-{os.urandom(4).hex()}.json"
         if key is not None:
-            key_file = self.folder / "keys" / _file_name(_check_key(key))
+            check_text(key, "key")
+            if not 0 < len(key) <= MAX_KEY or not key.isprintable():
+                raise fail("bad_value", name="key", allowed=f"1 to {MAX_KEY} printable characters", value=key)
+            key_file = self.folder / "keys" / _file_name(key)
             try:
                 write_atomically(key_file, {"key": key, "draft": name}, exclusive=True)
             except FileExistsError:
@@ -195,7 +191,7 @@ class Journal:
                 name = named if isinstance(named, str) and _DRAFT_NAME.match(named) else name
                 kept = self._keyed(name, key, post)
                 if kept:
-                    return self._waiting_again(kept)
+                    return kept
         try:
             draft = Draft.write(post, self.folder / WAITING / name, key, self.secret())
         except FileExistsError:  # another run kept the same key at the same moment
@@ -204,22 +200,18 @@ class Journal:
         return draft
 
     def _keyed(self, name: str, key: str, post: PreparedPost) -> Optional["Draft"]:
-        """The draft a key names, if it was written, unless it holds another post."""
-        if self.where(name) is None:
+        """The draft a key names, if it was written, unless it holds another post; one that
+        was replaced is moved back to wait, replacing the others in turn."""
+        found = self.where(name)
+        if found is None:
             return None  # a keep that stopped between its key and its draft
-        draft = Draft.load(self.folder / WAITING / name)
+        draft = Draft.load(found)
         if draft.post.same_post_key != post.same_post_key:
             raise fail("key_taken", key=key, path=draft.path)
-        return draft
-
-    def _waiting_again(self, draft: "Draft") -> "Draft":
-        """A draft that was replaced, moved back to wait, replacing the others in turn."""
-        if draft.path.parent.name != SENT or draft.outcome_file():
-            return draft
-        moved = self.folder / WAITING / draft.path.name
-        os.replace(draft.path, moved)
-        draft = Draft(moved, draft.post, draft.created_at, draft.key)
-        self._replace_others(draft)
+        if found.parent.name == SENT and not draft.outcome_file():
+            draft = replace(draft, path=self.folder / WAITING / name)
+            os.replace(found, draft.path)
+            self._replace_others(draft)
         return draft
 
     def _replace_others(self, draft: "Draft") -> None:
@@ -229,10 +221,7 @@ class Journal:
 
     def where(self, name: str) -> Optional[Path]:
         """Where the draft of this file name is: waiting, sent, or nowhere (None)."""
-        for part in (WAITING, SENT):
-            if (self.folder / part / name).exists():
-                return self.folder / part / name
-        return None
+        return next((path for path in (self.folder / WAITING / name, self.folder / SENT / name) if path.exists()), None)
 
     def pending(self) -> list:
         """The drafts waiting: neither published, refused, discarded nor replaced, oldest
@@ -244,13 +233,13 @@ class Journal:
     def _waiting(self) -> Iterator["Draft"]:
         """Each draft in waiting/ that can be read, oldest first, but for those sent by a run
         that stopped before moving them."""
-        for path in self._drafts_in(WAITING):
-            if any((self.folder / SENT / (path.name[:-5] + suffix)).exists() for suffix in OUTCOMES):
-                continue
+        for name in filter(_DRAFT_NAME.match, sorted(_names(self.folder / WAITING))):
             try:
-                yield Draft.load(path)
+                draft = Draft.load(self.folder / WAITING / name)
             except DraftError:
                 continue
+            if not draft.outcome_file():
+                yield draft
 
     def waiting_for(self, place: tuple) -> Optional["Draft"]:
         """The draft waiting to go to ``place`` (a destination: label and id), if any."""
@@ -265,9 +254,6 @@ class Journal:
                 raise fail("discard_published", path=draft.path)
             draft.settle(DISCARDED, {"discarded_at": now()})
         return draft
-
-    def _drafts_in(self, part: str) -> list:
-        return sorted(self.folder / part / name for name in _names(self.folder / part) if _DRAFT_NAME.match(name))
 
     # -- follows -----------------------------------------------------------------------------
 
@@ -499,13 +485,6 @@ def _draft_entry(path: Path, waiting: bool) -> dict:
     elif draft._beside(DISCARDED).exists():
         entry.update(type="discarded")
     return entry
-
-
-def _check_key(key) -> str:
-    check_text(key, "key")
-    if not 0 < len(key) <= MAX_KEY or not key.isprintable():
-        raise fail("bad_value", name="key", allowed=f"1 to {MAX_KEY} printable characters", value=key)
-    return key
 
 
 def _file_name(name: str) -> str:
