@@ -19,6 +19,7 @@ many were sent, and nothing that only reads writes anything.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -36,7 +37,7 @@ from .files import (PRIVATE_FILE, as_path, locked, make_private_folder, read_rec
 from .models import Published
 from .publishing import MOMENT, Outcome, PreparedPost, now, prepared_again, publish_request
 from .rules import (EARLIER, LIMIT, NONCE_KEPT_HOURS, SETTING_DEFAULT, SETTING_GIVEN, check_text, check_thread_id,
-                    check_timestamp, is_a)
+                    check_timestamp, check_type, is_a)
 from .transport import Request
 
 DRAFT_FORMAT = "benchmarks-wiki draft 3"
@@ -90,12 +91,10 @@ class Journal:
             make_private_folder(journal.folder / part)
         if not os.access(journal.folder / WAITING, os.W_OK | os.X_OK):
             raise PermissionError(13, "not writable", str(journal.folder / WAITING))
-        try:
+        with contextlib.suppress(FileExistsError):
             with os.fdopen(os.open(journal.folder / SECRET, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
                            "w") as stream:
                 stream.write(os.urandom(32).hex())
-        except FileExistsError:
-            pass
         return journal
 
     def exposed(self) -> list:
@@ -176,8 +175,7 @@ class Journal:
         to go to the same place is replaced by it. Under a ``key``, only once: keeping the
         same post under it again returns the draft kept first, sent or not (waiting again if
         it had been replaced), and another post under it is refused."""
-        if not isinstance(post, PreparedPost):
-            raise fail("not_of_type", what="the post", expected="a PreparedPost", type=type(post).__name__)
+        check_type(post, PreparedPost, "the post", "a PreparedPost", optional=False)
         name = f"{_stamp(time.time())}-{os.urandom(4).hex()}.json"
         if key is not None:
             check_text(key, "key")
@@ -192,10 +190,14 @@ class Journal:
                 kept = self._keyed(name, key, post)
                 if kept:
                     return kept
+        record = {"format": DRAFT_FORMAT, "created_at": now(), "request": post.request.as_record(),
+                  "revision_from": post.revision_from, "allow_sensitive": post.allow_sensitive, "key": key}
+        record["code"] = _code(record, self.secret())
+        draft = Draft(self.folder / WAITING / name, post, record["created_at"], key)
         try:
-            draft = Draft.write(post, self.folder / WAITING / name, key, self.secret())
+            write_atomically(draft.path, record, exclusive=True)
         except FileExistsError:  # another run kept the same key at the same moment
-            return self._keyed(name, key, post) or Draft.load(self.folder / WAITING / name)
+            return self._keyed(name, key, post) or Draft.load(draft.path)
         self._replace_others(draft)
         return draft
 
@@ -324,15 +326,6 @@ class Draft:
     post: PreparedPost
     created_at: str
     key: Optional[str] = None
-
-    @classmethod
-    def write(cls, post: PreparedPost, path: Path, key: Optional[str], secret: bytes) -> "Draft":
-        """Keep ``post`` at ``path``, where no file may be yet (FileExistsError)."""
-        record = {"format": DRAFT_FORMAT, "created_at": now(), "request": post.request.as_record(),
-                  "revision_from": post.revision_from, "allow_sensitive": post.allow_sensitive, "key": key}
-        record["code"] = _code(record, secret)
-        write_atomically(path, record, exclusive=True)
-        return cls(path, post, record["created_at"], key)
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike]) -> "Draft":
