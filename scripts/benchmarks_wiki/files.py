@@ -82,14 +82,11 @@ def _link(temporary: Path, path: Path) -> None:
 
 def make_private_folder(folder: Path) -> None:
     """Make ``folder`` and any missing folder above it, each readable by its user only."""
-    missing = []
-    while not folder.exists() and folder.parent != folder:
-        missing.append(folder)
-        folder = folder.parent
-    for made in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            made.mkdir(PRIVATE_FOLDER)
-            os.chmod(made, PRIVATE_FOLDER)  # whatever the umask took away or left
+    for made in reversed((folder, *folder.parents)):
+        if not made.exists():
+            with contextlib.suppress(FileExistsError):
+                made.mkdir(PRIVATE_FOLDER)
+                os.chmod(made, PRIVATE_FOLDER)  # whatever the umask took away or left
 
 
 def read_record(path: Path) -> dict:
@@ -127,21 +124,17 @@ def locked(lock_file: Path, wait: float = LOCK_WAIT, sleep: Callable[[float], No
     take, release = _platform_lock()
     with handle:
         deadline = clock() + wait
-        while not _taken(take, handle, lock_file):
-            if clock() >= deadline:
-                raise fail("lock_timeout", path=lock_file, seconds=wait)
-            sleep(LOCK_POLL)
+        try:
+            while not take(handle):
+                if clock() >= deadline:
+                    raise fail("lock_timeout", path=lock_file, seconds=wait)
+                sleep(LOCK_POLL)
+        except OSError as error:
+            raise fail("cannot_lock", path=lock_file, problem=error.strerror or error) from None
         try:
             yield
         finally:
             release(handle)
-
-
-def _taken(take: Callable, handle, lock_file: Path) -> bool:
-    try:
-        return take(handle)
-    except OSError as error:
-        raise fail("cannot_lock", path=lock_file, problem=error.strerror or error) from None
 
 
 def _platform_lock() -> tuple:
@@ -153,10 +146,7 @@ def _platform_lock() -> tuple:
         import msvcrt
 
         return _msvcrt_lock(msvcrt)
-    return _fcntl_lock(fcntl)
 
-
-def _fcntl_lock(fcntl) -> tuple:
     def take(handle) -> bool:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -19,14 +19,14 @@ many were sent, and nothing that only reads writes anything.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
 import os
 import re
-import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Mapping, Optional, Union
 
@@ -37,7 +37,7 @@ from .files import (PRIVATE_FILE, as_path, locked, make_private_folder, read_rec
 from .models import Published
 from .publishing import MOMENT, Outcome, PreparedPost, now, prepared_again, publish_request
 from .rules import (EARLIER, LIMIT, NONCE_KEPT_HOURS, SETTING_DEFAULT, SETTING_GIVEN, check_text, check_thread_id,
-                    check_timestamp, is_a)
+                    check_timestamp, check_type, is_a)
 from .transport import Request
 
 DRAFT_FORMAT = "benchmarks-wiki draft 3"
@@ -78,11 +78,6 @@ def located(explicit: Optional[str] = None, environ: Optional[Mapping] = None,
     return Path(os.path.expanduser("~")) / ".local" / "state" / NAME, SETTING_DEFAULT
 
 
-def _private(path: Path) -> bool:
-    """Whether only its user may read ``path`` (always, where the system has no such bits)."""
-    return os.name == "nt" or not stat.S_IMODE(path.stat().st_mode) & 0o077
-
-
 class Journal:
     def __init__(self, folder: Union[str, os.PathLike]):
         self.folder = as_path(folder, "the journal's folder")
@@ -91,24 +86,21 @@ class Journal:
     def open(cls, folder: Union[str, os.PathLike, None] = None) -> "Journal":
         """The journal in ``folder`` (by default the one :func:`location` names), made
         private if new; OSError when it cannot be made or written."""
-        journal = cls(as_path(folder, "the journal's folder") if folder is not None else location())
-        make_private_folder(journal.folder)
+        journal = cls(location() if folder is None else folder)
         for part in FOLDERS:
             make_private_folder(journal.folder / part)
         if not os.access(journal.folder / WAITING, os.W_OK | os.X_OK):
             raise PermissionError(13, "not writable", str(journal.folder / WAITING))
-        try:
+        with contextlib.suppress(FileExistsError):
             with os.fdopen(os.open(journal.folder / SECRET, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
                            "w") as stream:
                 stream.write(os.urandom(32).hex())
-        except FileExistsError:
-            pass
         return journal
 
     def exposed(self) -> list:
         """The journal's folders and secret that other users may read: each should be private."""
         paths = [self.folder, self.folder / SECRET, *(self.folder / part for part in FOLDERS)]
-        return [path for path in paths if path.exists() and not _private(path)]
+        return [path for path in paths if os.name != "nt" and path.exists() and path.stat().st_mode & 0o077]
 
     def secret(self) -> bytes:
         """The key of the code that proves a draft was written here; refused unless it is this
@@ -119,7 +111,7 @@ class Journal:
             text = path.read_text(encoding="ascii")
         except (OSError, UnicodeDecodeError):
             raise fail("journal_without_secret", path=self.folder) from None
-        if os.name != "nt" and (info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077):
+        if os.name != "nt" and (info.st_uid != os.getuid() or info.st_mode & 0o077):
             raise fail("journal_secret_exposed", path=path)
         return text.strip().encode("ascii")
 
@@ -183,11 +175,13 @@ class Journal:
         to go to the same place is replaced by it. Under a ``key``, only once: keeping the
         same post under it again returns the draft kept first, sent or not (waiting again if
         it had been replaced), and another post under it is refused."""
-        if not isinstance(post, PreparedPost):
-            raise fail("not_of_type", what="the post", expected="a PreparedPost", type=type(post).__name__)
-        name = _draft_name()
+        check_type(post, PreparedPost, "the post", "a PreparedPost", optional=False)
+        name = f"{_stamp(time.time())}-{os.urandom(4).hex()}.json"
         if key is not None:
-            key_file = self.folder / "keys" / _file_name(_check_key(key))
+            check_text(key, "key")
+            if not 0 < len(key) <= MAX_KEY or not key.isprintable():
+                raise fail("bad_value", name="key", allowed=f"1 to {MAX_KEY} printable characters", value=key)
+            key_file = self.folder / "keys" / _file_name(key)
             try:
                 write_atomically(key_file, {"key": key, "draft": name}, exclusive=True)
             except FileExistsError:
@@ -195,31 +189,31 @@ class Journal:
                 name = named if isinstance(named, str) and _DRAFT_NAME.match(named) else name
                 kept = self._keyed(name, key, post)
                 if kept:
-                    return self._waiting_again(kept)
+                    return kept
+        record = {"format": DRAFT_FORMAT, "created_at": now(), "request": post.request.as_record(),
+                  "revision_from": post.revision_from, "allow_sensitive": post.allow_sensitive, "key": key}
+        record["code"] = _code(record, self.secret())
+        draft = Draft(self.folder / WAITING / name, post, record["created_at"], key)
         try:
-            draft = Draft.write(post, self.folder / WAITING / name, key, self.secret())
+            write_atomically(draft.path, record, exclusive=True)
         except FileExistsError:  # another run kept the same key at the same moment
-            return self._keyed(name, key, post) or Draft.load(self.folder / WAITING / name)
+            return self._keyed(name, key, post) or Draft.load(draft.path)
         self._replace_others(draft)
         return draft
 
     def _keyed(self, name: str, key: str, post: PreparedPost) -> Optional["Draft"]:
-        """The draft a key names, if it was written, unless it holds another post."""
-        if self.where(name) is None:
+        """The draft a key names, if it was written, unless it holds another post; one that
+        was replaced is moved back to wait, replacing the others in turn."""
+        found = self.where(name)
+        if found is None:
             return None  # a keep that stopped between its key and its draft
-        draft = Draft.load(self.folder / WAITING / name)
+        draft = Draft.load(found)
         if draft.post.same_post_key != post.same_post_key:
             raise fail("key_taken", key=key, path=draft.path)
-        return draft
-
-    def _waiting_again(self, draft: "Draft") -> "Draft":
-        """A draft that was replaced, moved back to wait, replacing the others in turn."""
-        if draft.path.parent.name != SENT or draft.outcome_file():
-            return draft
-        moved = self.folder / WAITING / draft.path.name
-        os.replace(draft.path, moved)
-        draft = Draft(moved, draft.post, draft.created_at, draft.key)
-        self._replace_others(draft)
+        if found.parent.name == SENT and not draft.outcome_file():
+            draft = replace(draft, path=self.folder / WAITING / name)
+            os.replace(found, draft.path)
+            self._replace_others(draft)
         return draft
 
     def _replace_others(self, draft: "Draft") -> None:
@@ -229,10 +223,7 @@ class Journal:
 
     def where(self, name: str) -> Optional[Path]:
         """Where the draft of this file name is: waiting, sent, or nowhere (None)."""
-        for part in (WAITING, SENT):
-            if (self.folder / part / name).exists():
-                return self.folder / part / name
-        return None
+        return next((path for path in (self.folder / WAITING / name, self.folder / SENT / name) if path.exists()), None)
 
     def pending(self) -> list:
         """The drafts waiting: neither published, refused, discarded nor replaced, oldest
@@ -244,13 +235,13 @@ class Journal:
     def _waiting(self) -> Iterator["Draft"]:
         """Each draft in waiting/ that can be read, oldest first, but for those sent by a run
         that stopped before moving them."""
-        for path in self._drafts_in(WAITING):
-            if any((self.folder / SENT / (path.name[:-5] + suffix)).exists() for suffix in OUTCOMES):
-                continue
+        for name in filter(_DRAFT_NAME.match, sorted(_names(self.folder / WAITING))):
             try:
-                yield Draft.load(path)
+                draft = Draft.load(self.folder / WAITING / name)
             except DraftError:
                 continue
+            if not draft.outcome_file():
+                yield draft
 
     def waiting_for(self, place: tuple) -> Optional["Draft"]:
         """The draft waiting to go to ``place`` (a destination: label and id), if any."""
@@ -265,9 +256,6 @@ class Journal:
                 raise fail("discard_published", path=draft.path)
             draft.settle(DISCARDED, {"discarded_at": now()})
         return draft
-
-    def _drafts_in(self, part: str) -> list:
-        return sorted(self.folder / part / name for name in _names(self.folder / part) if _DRAFT_NAME.match(name))
 
     # -- follows -----------------------------------------------------------------------------
 
@@ -303,17 +291,19 @@ class Journal:
         if since is not None:
             since = check_timestamp(since)
         waiting = {draft.path for draft in self.pending()}
-        made = [(_moment(item.stat().st_mtime), "drawn", item.path) for item in _scan(self.folder / "draws")]
-        # Names alone, and a path only for what is shown: a history of thousands costs a listing.
-        made += [(_stamp_time(name), "draft", part, name) for part in (WAITING, SENT) for name in _names(self.folder / part)
+        draws = self.folder / "draws"
+        # Each made at the moment its name begins with (a draw, when its file was written), so
+        # that names alone sort them: a history of thousands costs a listing.
+        made = [(_stamp(os.stat(draws / name).st_mtime), draws / name) for name in _names(draws)
+                if name.endswith(".json") and not name.startswith(".")]
+        made += [(name, self.folder / part / name) for part in (WAITING, SENT) for name in _names(self.folder / part)
                  if name.endswith(".json") and name.count(".") == 2]
-        made.sort(key=lambda entry: (entry[0], entry[1] == "draft"), reverse=True)
-        for count, (moment, kind, *where) in enumerate(made):
+        made.sort(reverse=True)
+        for stamp, path in made[:limit]:
             # To the second: an entry made in the very second of ``since`` is on or after it.
-            if (since is not None and moment[:19] < since[:19]) or (limit is not None and count >= limit):
+            if since is not None and stamp[:15] < since[:19].replace("-", "").replace(":", ""):
                 return
-            path = Path(where[0]) if kind == "drawn" else self.folder / where[0] / where[1]
-            yield _draw_entry(path) if kind == "drawn" else _draft_entry(path, path in waiting)
+            yield _draw_entry(path) if path.parent == draws else _draft_entry(path, path in waiting)
 
 
 class OwnPosts:
@@ -327,15 +317,6 @@ class OwnPosts:
 
 
 @dataclass(frozen=True)
-class Receipt:
-    """What a draft's publish recorded: the post (None when the receipt is too damaged to
-    rebuild it, though it still says the post went out), and when."""
-
-    published: Optional[Published]
-    at: Optional[str]
-
-
-@dataclass(frozen=True)
 class Draft:
     """A prepared post kept in a journal's file, to be sent once; ``key`` is the name it was
     kept under, if any. Read back, it is refused unless this journal wrote it exactly so,
@@ -345,19 +326,6 @@ class Draft:
     post: PreparedPost
     created_at: str
     key: Optional[str] = None
-
-    @property
-    def journal(self) -> Journal:
-        return Journal(self.path.parent.parent)
-
-    @classmethod
-    def write(cls, post: PreparedPost, path: Path, key: Optional[str], secret: bytes) -> "Draft":
-        """Keep ``post`` at ``path``, where no file may be yet (FileExistsError)."""
-        record = {"format": DRAFT_FORMAT, "created_at": now(), "request": post.request.as_record(),
-                  "revision_from": post.revision_from, "allow_sensitive": post.allow_sensitive, "key": key}
-        record["code"] = _code(record, secret)
-        write_atomically(path, record, exclusive=True)
-        return cls(path, post, record["created_at"], key)
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike]) -> "Draft":
@@ -409,8 +377,10 @@ class Draft:
     def outcome_file(self) -> Optional[Path]:
         return next((self._beside(suffix) for suffix in OUTCOMES if self._beside(suffix).exists()), None)
 
-    def receipt(self) -> Optional[Receipt]:
-        """The receipt of this draft, or None if it was never published."""
+    def receipt(self) -> Optional[Outcome]:
+        """What this draft's receipt says, as sending it again would: EARLIER, with the post
+        (None when the receipt is too damaged to rebuild it, though it still says the post
+        went out) and when; or None if it was never published."""
         path = self._beside(RECEIPT)
         if not path.exists():
             return None
@@ -420,7 +390,7 @@ class Draft:
         except ValueError:  # a receipt that cannot be read still says the post went out: the safe side
             published = None
         at = record.get("published_at")
-        return Receipt(published, at if isinstance(at, str) else None)
+        return Outcome(published, EARLIER, sent=False, earlier_at=at if isinstance(at, str) else None)
 
     def refusal(self) -> Optional[str]:
         """What the portal said when it refused this draft for good, or None."""
@@ -457,27 +427,21 @@ class Draft:
                     raise fail("discarded_draft", path=current.path)
                 receipt = current.receipt()
                 if receipt:
-                    return Outcome(receipt.published, EARLIER, sent=False, earlier_at=receipt.at)
+                    return receipt
             try:
                 outcome = publish_request(sender, current.post.request)
             except Refused as error:
                 current.settle(REFUSAL, {"status": error.status, "code": error.code, "message": error.message,
                                          "refused_at": now()})
                 raise
-            return current._published(outcome)
-
-    def _published(self, outcome: Outcome) -> Outcome:
-        """Record that this draft is published, and the post as this journal's; the outcome,
-        saying if that failed."""
-        published = outcome.published
-        record = {"post": published.post.raw, "created": published.created, "how": outcome.how,
-                  "published_at": outcome.earlier_at or now()}
-        try:
-            self.settle(RECEIPT, record)
-            self.journal.record_posts((published.post,), mine=True)
-        except OSError as error:
-            return Outcome(published, outcome.how, True, outcome.earlier_at, receipt_error=error)
-        return outcome
+            published = outcome.published
+            try:
+                current.settle(RECEIPT, {"post": published.post.raw, "created": published.created, "how": outcome.how,
+                                         "published_at": outcome.earlier_at or now()})
+                Journal(self.path.parent.parent).record_posts((published.post,), mine=True)
+            except OSError as error:
+                return replace(outcome, receipt_error=error)
+            return outcome
 
 
 def _code(record: dict, secret: bytes) -> str:
@@ -507,7 +471,7 @@ def _draft_entry(path: Path, waiting: bool) -> dict:
              "claims": {name: fields.get(name) for name in ("agent_name", "model")}}
     if receipt:
         posted = receipt.published
-        entry.update(type="posted", at=receipt.at or entry["at"], post_id=posted and posted.post_id,
+        entry.update(type="posted", at=receipt.earlier_at or entry["at"], post_id=posted and posted.post_id,
                      thread_id=posted and posted.thread_id, public_url=posted and posted.public_url)
     elif refusal:
         entry.update(type="refused", refusal=refusal)
@@ -516,22 +480,14 @@ def _draft_entry(path: Path, waiting: bool) -> dict:
     return entry
 
 
-def _check_key(key) -> str:
-    check_text(key, "key")
-    if not 0 < len(key) <= MAX_KEY or not key.isprintable():
-        raise fail("bad_value", name="key", allowed=f"1 to {MAX_KEY} printable characters", value=key)
-    return key
-
-
 def _file_name(name: str) -> str:
     """A file name for a name of any case and character, the same on every file system."""
     return hashlib.sha256(name.encode("utf-8")).hexdigest()[:32] + ".json"
 
 
-def _draft_name() -> str:
-    moment = time.time()
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(moment)) + f".{int(moment * 1e6) % 1000000:06d}Z"
-    return f"{stamp}-{os.urandom(4).hex()}.json"
+def _stamp(seconds: float) -> str:
+    """A moment as a draft's name begins with it: 20261201T203353.690446Z."""
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds)) + f".{int(seconds * 1e6) % 1000000:06d}Z"
 
 
 def _names(folder: Path) -> list:
@@ -539,20 +495,3 @@ def _names(folder: Path) -> list:
         return os.listdir(folder)
     except FileNotFoundError:
         return []
-
-
-def _scan(folder: Path) -> list:
-    try:
-        with os.scandir(folder) as listing:
-            return [item for item in listing if item.name.endswith(".json") and not item.name.startswith(".")]
-    except FileNotFoundError:
-        return []
-
-
-def _stamp_time(name: str) -> str:
-    """The moment in a draft's name (20261201T203353.690446Z-...) as a timestamp."""
-    return f"{name[0:4]}-{name[4:6]}-{name[6:8]}T{name[9:11]}:{name[11:13]}:{name[13:22]}Z"
-
-
-def _moment(seconds: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds * 1e6) % 1000000:06d}Z"

@@ -98,7 +98,13 @@ def prepared_post(origin: str, body: str, *, task_id: Optional[str] = None, thre
     check_flag(allow_sensitive, "allow_sensitive")
     fields = {"body": normalise_body(body)}
     if not allow_sensitive:
-        refuse_sensitive(fields["body"])
+        from .sensitive import find_sensitive  # here: its patterns cost a read command for nothing
+
+        found = find_sensitive(fields["body"])
+        if found:
+            listed = "; ".join(f"{what} at line {row}, column {column}" for what, row, column in found[:3])
+            more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+            raise fail("sensitive", listed=listed + more, found=found)
     if task_id is not None:
         if thread_id is not None or reply_to is not None:
             raise fail("two_destinations")
@@ -137,16 +143,6 @@ def prepared_again(request: Request, revision_from: Optional[str], allow_sensiti
     if made.request != request:
         raise ValueError("a request the checks would not make")
     return made
-
-
-def refuse_sensitive(body: str) -> None:
-    from .sensitive import find_sensitive  # here: its patterns cost a read command for nothing
-
-    found = find_sensitive(body)
-    if found:
-        listed = "; ".join(f"{what} at line {row}, column {column}" for what, row, column in found[:3])
-        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
-        raise fail("sensitive", listed=listed + more, found=found)
 
 
 @dataclass(frozen=True)
