@@ -278,8 +278,10 @@ class HTTPTransport:
         self._connections: dict = {}
 
     def handle(self, request: Request) -> Response:
-        """One exchange, all of it within the timeout; NetworkFailure when it fails on the
-        network."""
+        """One request and its whole answer, all of it within the timeout, on the kept-alive
+        connection unless the server dropped it. NetworkFailure when it fails on the network
+        says in which phase, so that a kept-alive connection found dead can be told from a
+        request whose answer was lost."""
         deadline = time.monotonic() + self.timeout
         url = request.url
         target = parse_origin(request.origin)
@@ -292,47 +294,55 @@ class HTTPTransport:
             if target.scheme == "http":
                 path_qs = url  # through a proxy, a plain-http request names its whole URL
         reused = connection.sock is not None and not _dropped(connection.sock)
-        if reused:
-            connection.sock.settimeout(self.timeout)  # the last answer's deadline no longer holds
-        else:
-            connection.close()
+        connection.response_class = partial(_TimedResponse, deadline=deadline)
+        phase = "connect"
         try:
-            return _exchange(connection, request, path_qs, deadline)
-        except NetworkFailure as failure:
+            if reused:
+                connection.sock.settimeout(self.timeout)  # the last answer's deadline no longer holds
+            else:
+                connection.close()
+                connection.connect()
+            phase = "send"
+            connection.request("GET", path_qs, headers=dict(request.headers))
+            phase = "wait"
+            answer = connection.getresponse()
+            phase = "read"
+            body = _read_body(connection, answer, request.write)
+        except (OSError, http.client.HTTPException) as cause:
             connection.close()
-            stale = reused and failure.phase in ("send", "wait") and isinstance(failure.cause, _STALE)
-            speaks = None if stale or proxied else self._other_scheme(target, failure)
-            raise NetworkFailure(failure.cause, failure.phase, where, stale, speaks) from None
+            stale = reused and phase in ("send", "wait") and isinstance(cause, _STALE)
+            speaks = None if stale or proxied else self._other_scheme(target, cause, phase)
+            raise NetworkFailure(cause, phase, where, stale, speaks) from None
+        if answer.will_close:
+            connection.close()
+        return Response(answer.status, body, answer.headers, answer.reason, url)
 
-    def _other_scheme(self, target: Origin, failure: NetworkFailure) -> Optional[str]:
+    def _other_scheme(self, target: Origin, cause: BaseException, phase: str) -> Optional[str]:
         """The scheme the port speaks, when the failure looks like the other one's and a look
-        at the port confirms it: a TLS handshake refused with a plain answer, or a plain
-        request met by a server that closes on it."""
-        cause = failure.cause
-        if target.scheme == "https" and failure.phase == "connect" and isinstance(cause, ssl.SSLError) \
+        at the port confirms it: a TLS handshake refused, and a plain HTTP request answered;
+        or a plain request met by a server that closes on it, and a TLS handshake answered
+        (verified as every connection is: a certificate that fails still proves the port
+        speaks TLS). Nothing of the request is sent."""
+        if target.scheme == "https" and phase == "connect" and isinstance(cause, ssl.SSLError) \
                 and not isinstance(cause, ssl.SSLCertVerificationError):
-            return "http" if self._answers(target, plain=True) else None
-        if target.scheme == "http" and failure.phase in ("wait", "read") and isinstance(
+            other = "http"
+        elif target.scheme == "http" and phase in ("wait", "read") and isinstance(
                 cause, (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError)):
-            return "https" if self._answers(target, plain=False) else None
-        return None
-
-    def _answers(self, target: Origin, plain: bool) -> bool:
-        """Whether the port answers a plain HTTP request (``plain``) or a TLS handshake; the
-        handshake verifies as every connection does, and a certificate that fails still
-        proves the port speaks TLS. Nothing of the request is sent."""
+            other = "https"
+        else:
+            return None
         try:
             with socket.create_connection((target.host, target.port), timeout=min(self.timeout, 5.0)) as raw:
-                if plain:
+                if other == "http":
                     raw.sendall(f"HEAD / HTTP/1.0\r\nHost: {target.host}\r\n\r\n".encode("ascii"))
-                    return raw.recv(5) == b"HTTP/"
+                    return other if raw.recv(5) == b"HTTP/" else None
                 try:
                     self._tls_context().wrap_socket(raw, server_hostname=target.host).close()
                 except ssl.SSLCertVerificationError:
                     pass
-                return True
+                return other
         except (OSError, ValueError):
-            return False
+            return None
 
     def _connection(self, target: Origin):
         connection = self._connections.get(target)
@@ -372,8 +382,6 @@ class HTTPTransport:
 class MockTransport:
     """A transport that answers from ``handler(request) -> Response``, with no network:
     the seam for tests. The handler may raise NetworkFailure to act out a failure."""
-
-    timeout = DEFAULT_TIMEOUT
 
     def __init__(self, handler: Callable[[Request], Response]):
         if not callable(handler):
@@ -509,28 +517,6 @@ class Sender:
         close = getattr(getattr(self, "transport", None), "close", None)
         if close:
             close()
-
-
-def _exchange(connection, request: Request, path_qs: str, deadline: float) -> Response:
-    """One request and its whole answer, read by ``deadline``, on a new connection unless it
-    is kept open; a failure says in which phase it happened, so that a kept-alive connection
-    found dead can be told from a request whose answer was lost."""
-    connection.response_class = partial(_TimedResponse, deadline=deadline)
-    phase = "connect"
-    try:
-        if connection.sock is None:
-            connection.connect()
-        phase = "send"
-        connection.request("GET", path_qs, headers=dict(request.headers))
-        phase = "wait"
-        answer = connection.getresponse()
-        phase = "read"
-        body = _read_body(connection, answer, request.write)
-    except (OSError, http.client.HTTPException) as failure:
-        raise NetworkFailure(failure, phase) from None
-    if answer.will_close:
-        connection.close()
-    return Response(answer.status, body, answer.headers, answer.reason, request.url)
 
 
 class _TimedResponse(http.client.HTTPResponse):
