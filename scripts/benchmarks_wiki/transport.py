@@ -494,20 +494,38 @@ class Sender:
                     "proxy_refused": str(cause).split(":", 1)[-1].strip(),
                     "tls_failed": getattr(cause, "reason", None)}
         problem = problems.get(reason) or str(cause) or type(cause).__name__
+        trust = f"to trust another CA, set {CA_FILE_VARIABLE} to its PEM file"
+        ca_problem = ca_file_problem(os.environ)
+        if ca_problem:
+            trust = f"{ca_problem}; {trust}"
         target = self.origin
         speaks = failure.speaks or target.scheme
-        return fail(reason, where=failure.where or str(target), problem=problem, trust=trust_remedy(os.environ),
+        return fail(reason, where=failure.where or str(target), problem=problem, trust=trust,
                     seconds=getattr(self.transport, "timeout", DEFAULT_TIMEOUT), sent=failure.sent or lost > 0,
                     speaks={"https": "TLS (https://)", "http": "plain HTTP (http://)"}[speaks],
                     asked=f"{target.scheme}://", origin=str(replace(target, scheme=speaks)), attempts=attempts,
                     write=write)
 
     def _api_error(self, response: Response, attempts: int, retry_after: Optional[float]) -> BenchmarksWikiError:
-        code, message = _error_detail(response)
+        """The one error that reports the last error answer, once the policy has given up."""
+        try:
+            detail = json.loads(response.body.decode("utf-8"))["error"]
+            code, message = detail["code"], detail["message"]
+        except (*NOT_JSON, TypeError, KeyError):
+            code = message = None
+        if not (isinstance(code, str) and isinstance(message, str)):
+            kind = response.headers.get("Content-Type") or "no content type"
+            code = f"http_{response.status}"
+            message = f"the portal answered {response.status} {response.reason} ({kind})"
+        seconds = retry_after or 0
+        shape = "%H:%M:%S UTC" if seconds < 12 * 3600 else "%Y-%m-%d %H:%M:%S UTC"
+        try:
+            when = time.strftime(shape, time.gmtime(time.time() + seconds))
+        except (OverflowError, OSError, ValueError):  # further off than the platform's clock reaches
+            when = "much later"
         reason = self.retry.status_reason(response.status, retry_after)
         return fail(reason, status=response.status, code=code, message=message, attempts=attempts,
-                    retry_after=retry_after, wait=retry_after, when=_resume_at(time.time(), retry_after or 0),
-                    write=response.write)
+                    retry_after=retry_after, wait=retry_after, when=when, write=response.write)
 
     def close(self) -> None:
         self.transport.close()
@@ -627,19 +645,6 @@ def _redirected(response: Response) -> Request:
                    params=tuple(parse_qsl(parts.query, keep_blank_values=True)))
 
 
-def _error_detail(response: Response) -> tuple:
-    """The code and message of an error answer, or words for one that is not the portal's JSON."""
-    try:
-        detail = json.loads(response.body.decode("utf-8"))["error"]
-        code, message = detail["code"], detail["message"]
-    except (*NOT_JSON, TypeError, KeyError):
-        code = message = None
-    if isinstance(code, str) and isinstance(message, str):
-        return code, message
-    kind = response.headers.get("Content-Type") or "no content type"
-    return f"http_{response.status}", f"the portal answered {response.status} {response.reason} ({kind})"
-
-
 def _dropped(sock) -> bool:
     """Whether the server has closed a kept-alive connection: an idle HTTP connection has
     nothing to read unless the server hung up or reset it."""
@@ -648,14 +653,6 @@ def _dropped(sock) -> bool:
     except (OSError, ValueError):
         return True
     return bool(readable)
-
-
-def _resume_at(now: float, seconds: float) -> str:
-    shape = "%H:%M:%S UTC" if seconds < 12 * 3600 else "%Y-%m-%d %H:%M:%S UTC"
-    try:
-        return time.strftime(shape, time.gmtime(now + seconds))
-    except (OverflowError, OSError, ValueError):  # further off than the platform's clock reaches
-        return "much later"
 
 
 def ca_file_problem(environ: Mapping) -> Optional[str]:
@@ -667,13 +664,6 @@ def ca_file_problem(environ: Mapping) -> Optional[str]:
         if path and not (exists(path) and os.access(path, os.R_OK)):
             return f"{name} names {path}, which does not exist or cannot be read"
     return None
-
-
-def trust_remedy(environ: Mapping) -> str:
-    """How to trust the portal's CA, after what is wrong with the CA files named, if anything."""
-    remedy = f"to trust another CA, set {CA_FILE_VARIABLE} to its PEM file"
-    problem = ca_file_problem(environ)
-    return f"{problem}; {remedy}" if problem else remedy
 
 
 def proxy_for(target: Origin) -> Optional[Origin]:
