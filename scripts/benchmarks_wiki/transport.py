@@ -29,6 +29,7 @@ import time
 import zlib
 from dataclasses import dataclass, field, replace
 from functools import partial
+from types import SimpleNamespace
 from typing import Callable, Mapping, Optional, Union
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
@@ -46,6 +47,7 @@ MAX_REDIRECTS = 5
 # A longer wait asked by Retry-After is reported as this one: a hundred years says enough.
 MAX_WAIT_SAID = 100 * 365 * 86400.0
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+DEFAULT_PORTS = {"http": 80, "https": 443}
 JSON = "application/json"
 # Sent by no deliberate client: the portal reads them to spot embedded or cross-site requests,
 # and credentials have no place in a request to a public portal with no accounts.
@@ -66,11 +68,7 @@ class Origin:
 
     def __str__(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.scheme}://{host}" + ("" if self.port == default_port(self.scheme) else f":{self.port}")
-
-
-def default_port(scheme: str) -> int:
-    return 443 if scheme == "https" else 80
+        return f"{self.scheme}://{host}" + ("" if self.port == DEFAULT_PORTS[self.scheme] else f":{self.port}")
 
 
 def parse_origin(text: str) -> Origin:
@@ -88,17 +86,7 @@ def parse_origin(text: str) -> Origin:
         raise fail("bad_origin", origin=text, problem="holds credentials")
     if parts.path not in ("", "/") or parts.query or parts.fragment or text.strip().endswith("?"):
         raise fail("bad_origin", origin=text, problem="has a path, query or fragment")
-    return Origin(parts.scheme, parts.hostname, port or default_port(parts.scheme))
-
-
-def check_headers(headers: Mapping) -> dict:
-    for name, value in headers.items():
-        if not (isinstance(name, str) and _TOKEN.match(name) and isinstance(value, str)
-                and value.isprintable() and value.isascii()):
-            raise fail("bad_header", name=name, value=value)
-        if name.lower().startswith(REFUSED_HEADERS):
-            raise fail("refused_header", name=name)
-    return dict(headers)
+    return Origin(parts.scheme, parts.hostname, port or DEFAULT_PORTS[parts.scheme])
 
 
 @dataclass(frozen=True)
@@ -139,28 +127,9 @@ class Request:
         return cls(str(parse_origin(record["origin"])), str(record["path"]),
                    tuple(tuple(pair) for pair in params), record["write"] is True)
 
-    def to(self, url: str) -> "Request":
-        """The same request, sent to another URL (a redirect's)."""
-        parts = urlsplit(url)
-        return replace(self, origin=f"{parts.scheme}://{parts.netloc}", path=parts.path or "/",
-                       params=tuple(parse_qsl(parts.query, keep_blank_values=True)))
-
-
-def _as_headers(given) -> http.client.HTTPMessage:
-    if isinstance(given, http.client.HTTPMessage):
-        return given
-    headers = http.client.HTTPMessage()
-    for name, value in (given.items() if isinstance(given, Mapping) else given or ()):
-        headers[name] = value
-    return headers
-
 
 # What reading a body as JSON raises when it is not UTF-8 JSON, or is nested too deep to read.
 NOT_JSON = (UnicodeDecodeError, ValueError, RecursionError)
-
-
-def _from_json(body: bytes):
-    return json.loads(body.decode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -177,7 +146,11 @@ class Response:
     lost_answers: int = 0
 
     def __post_init__(self):
-        object.__setattr__(self, "headers", _as_headers(self.headers))
+        if not isinstance(self.headers, http.client.HTTPMessage):
+            headers = http.client.HTTPMessage()
+            for name, value in dict(self.headers or {}).items():
+                headers[name] = value
+            object.__setattr__(self, "headers", headers)
         if not self.reason:
             object.__setattr__(self, "reason", http.client.responses.get(self.status, ""))
 
@@ -194,7 +167,7 @@ class Response:
 
     def json(self):
         try:
-            return _from_json(self.body)
+            return json.loads(self.body.decode("utf-8"))
         except NOT_JSON as error:
             kind = self.headers.get("Content-Type") or "no content type"
             if not self.body:
@@ -263,10 +236,6 @@ class RetryPolicy:
             return retry_after if retry_after <= self.max_retry_after else None
         return jitter * min(self.max_backoff, self.first_backoff * 2 ** (attempt - 1))
 
-    def wait_after(self, failure: "NetworkFailure", attempt: int, jitter: float) -> Optional[float]:
-        """Seconds to wait before sending again after a network failure, or None to give up."""
-        return None if self.classify(failure) in FINAL_FAILURES else self.wait(attempt, jitter)
-
     @staticmethod
     def classify(failure: "NetworkFailure") -> str:
         """What a network failure is, by its cause and phase: the reason of the error that
@@ -309,69 +278,71 @@ class HTTPTransport:
         self._connections: dict = {}
 
     def handle(self, request: Request) -> Response:
-        """One exchange, all of it within the timeout; NetworkFailure when it fails on the
-        network."""
+        """One request and its whole answer, all of it within the timeout, on the kept-alive
+        connection unless the server dropped it. NetworkFailure when it fails on the network
+        says in which phase, so that a kept-alive connection found dead can be told from a
+        request whose answer was lost."""
         deadline = time.monotonic() + self.timeout
         url = request.url
         target = parse_origin(request.origin)
         path_qs = url[len(request.origin):] or "/"
         connection = self._connection(target)
-        where = _where(target, connection)
+        where = f"{target.host}:{target.port}"
         proxied = (connection.host, connection.port) != (target.host, target.port)
-        if target.scheme == "http" and proxied:
-            path_qs = url  # through a proxy, a plain-http request names its whole URL
-        reused = False
+        if proxied:
+            where = f"the proxy {connection.host}:{connection.port} (for {where})"
+            if target.scheme == "http":
+                path_qs = url  # through a proxy, a plain-http request names its whole URL
+        reused = connection.sock is not None and not _dropped(connection.sock)
+        connection.response_class = partial(_TimedResponse, deadline=deadline)
+        phase = "connect"
         try:
-            reused = self._open(connection)
-            return _exchange(connection, request, path_qs, deadline)
-        except NetworkFailure as failure:
+            if reused:
+                connection.sock.settimeout(self.timeout)  # the last answer's deadline no longer holds
+            else:
+                connection.close()
+                connection.connect()
+            phase = "send"
+            connection.request("GET", path_qs, headers=dict(request.headers))
+            phase = "wait"
+            answer = connection.getresponse()
+            phase = "read"
+            body = _read_body(connection, answer, request.write)
+        except (OSError, http.client.HTTPException) as cause:
             connection.close()
-            stale = reused and failure.phase in ("send", "wait") and isinstance(failure.cause, _STALE)
-            speaks = None if stale or proxied else self._other_scheme(target, failure)
-            raise NetworkFailure(failure.cause, failure.phase, where, stale, speaks) from None
-
-    def _open(self, connection) -> bool:
-        """Connect unless a live kept-alive connection is there; whether it was kept."""
-        if connection.sock is not None and not _dropped(connection.sock):
-            connection.sock.settimeout(self.timeout)  # the last answer's deadline no longer holds
-            return True
-        connection.close()
-        try:
-            connection.connect()
-        except (OSError, http.client.HTTPException) as failure:
+            stale = reused and phase in ("send", "wait") and isinstance(cause, _STALE)
+            speaks = None if stale or proxied else self._other_scheme(target, cause, phase)
+            raise NetworkFailure(cause, phase, where, stale, speaks) from None
+        if answer.will_close:
             connection.close()
-            raise NetworkFailure(failure, "connect") from None
-        return False
+        return Response(answer.status, body, answer.headers, answer.reason, url)
 
-    def _other_scheme(self, target: Origin, failure: NetworkFailure) -> Optional[str]:
+    def _other_scheme(self, target: Origin, cause: BaseException, phase: str) -> Optional[str]:
         """The scheme the port speaks, when the failure looks like the other one's and a look
-        at the port confirms it: a TLS handshake refused with a plain answer, or a plain
-        request met by a server that closes on it."""
-        cause = failure.cause
-        if target.scheme == "https" and failure.phase == "connect" and isinstance(cause, ssl.SSLError) \
+        at the port confirms it: a TLS handshake refused, and a plain HTTP request answered;
+        or a plain request met by a server that closes on it, and a TLS handshake answered
+        (verified as every connection is: a certificate that fails still proves the port
+        speaks TLS). Nothing of the request is sent."""
+        if target.scheme == "https" and phase == "connect" and isinstance(cause, ssl.SSLError) \
                 and not isinstance(cause, ssl.SSLCertVerificationError):
-            return "http" if self._answers(target, plain=True) else None
-        if target.scheme == "http" and failure.phase in ("wait", "read") and isinstance(
+            other = "http"
+        elif target.scheme == "http" and phase in ("wait", "read") and isinstance(
                 cause, (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError)):
-            return "https" if self._answers(target, plain=False) else None
-        return None
-
-    def _answers(self, target: Origin, plain: bool) -> bool:
-        """Whether the port answers a plain HTTP request (``plain``) or a TLS handshake; the
-        handshake verifies as every connection does, and a certificate that fails still
-        proves the port speaks TLS. Nothing of the request is sent."""
+            other = "https"
+        else:
+            return None
         try:
             with socket.create_connection((target.host, target.port), timeout=min(self.timeout, 5.0)) as raw:
-                if plain:
+                if other == "http":
                     raw.sendall(f"HEAD / HTTP/1.0\r\nHost: {target.host}\r\n\r\n".encode("ascii"))
-                    return raw.recv(5) == b"HTTP/"
+                    return other if raw.recv(5) == b"HTTP/" else None
                 try:
                     self._tls_context().wrap_socket(raw, server_hostname=target.host).close()
                 except ssl.SSLCertVerificationError:
                     pass
-                return True
+                return other
         except (OSError, ValueError):
-            return False
+            return None
 
     def _connection(self, target: Origin):
         connection = self._connections.get(target)
@@ -412,8 +383,6 @@ class MockTransport:
     """A transport that answers from ``handler(request) -> Response``, with no network:
     the seam for tests. The handler may raise NetworkFailure to act out a failure."""
 
-    timeout = DEFAULT_TIMEOUT
-
     def __init__(self, handler: Callable[[Request], Response]):
         if not callable(handler):
             raise fail("not_of_type", what="the handler", expected="a function", type=type(handler).__name__)
@@ -432,19 +401,20 @@ class Sender:
     writes, headers, redirects, retries as the policy says, and answers inflated and held to
     their size limit."""
 
-    def __init__(self, origin: str, transport=None, *, headers: Optional[Mapping] = None,
-                 retry: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep,
-                 jitter: Callable[[], float] = random.random, wall_clock: Callable[[], float] = time.time):
+    def __init__(self, origin: str, transport, *, headers: Optional[Mapping], retry: RetryPolicy,
+                 sleep: Callable[[float], None]):
         self.origin = parse_origin(origin)
-        self.transport = transport if transport is not None else HTTPTransport()
+        self.transport = transport
         self.retry = retry
         self._sleep = sleep
-        self._jitter = jitter
-        self._wall_clock = wall_clock
-        self._headers = {
-            "User-Agent": f"{NAME}/{__version__} python/{sys.version_info[0]}.{sys.version_info[1]}",
-        }
-        self._headers.update(check_headers(headers or {}))
+        self._headers = {"User-Agent": f"{NAME}/{__version__} python/{sys.version_info[0]}.{sys.version_info[1]}"}
+        for name, value in (headers or {}).items():
+            if not (isinstance(name, str) and _TOKEN.match(name) and isinstance(value, str)
+                    and value.isprintable() and value.isascii()):
+                raise fail("bad_header", name=name, value=value)
+            if name.lower().startswith(REFUSED_HEADERS):
+                raise fail("refused_header", name=name)
+            self._headers[name] = value
 
     def get(self, path: str, params: Optional[Mapping] = None, *, accept: str = JSON,
             headers: Optional[Mapping] = None) -> Response:
@@ -462,7 +432,7 @@ class Sender:
             response = self._send_with_retries(sent)
             if response.status not in REDIRECT_STATUSES:
                 return response
-            sent = sent.to(_redirect_target(response, request.write))
+            sent = _redirected(response)
         raise fail("too_many_redirects", status=response.status, code="too_many_redirects", limit=MAX_REDIRECTS,
                    url=sent.url, write=request.write)
 
@@ -480,20 +450,25 @@ class Sender:
                     # the request goes again at once, on a new connection, and is no retry.
                     stale_resent, attempt = True, attempt - 1
                     continue
-                wait = self.retry.wait_after(failure, attempt, self._jitter())
+                final = self.retry.classify(failure) in FINAL_FAILURES
+                wait = None if final else self.retry.wait(attempt, random.random())
                 if wait is None:
                     raise self._network_error(failure, attempt, lost, request.write) from None
-                _said_retry(request, attempt, wait, f"{failure.phase}: {failure.cause or type(failure.cause).__name__}")
-                self._sleep(wait)
-                continue
-            if response.status < 400:
-                return replace(response, lost_answers=lost)
-            retry_after = parse_retry_after(response.headers.get("Retry-After"), self._wall_clock())
-            wait = self.retry.wait(attempt, self._jitter(), response.status, retry_after)
-            if wait is None:
-                raise self._api_error(response, attempt, retry_after)
-            lost += response.status >= 500  # a gateway may have lost an answer the portal sent
-            _said_retry(request, attempt, wait, f"{response.status} {response.reason}")
+                why = f"{failure.phase}: {failure.cause}"
+            else:
+                if response.status < 400:
+                    return replace(response, lost_answers=lost)
+                retry_after = parse_retry_after(response.headers.get("Retry-After"), time.time())
+                wait = self.retry.wait(attempt, random.random(), response.status, retry_after)
+                if wait is None:
+                    raise self._api_error(response, attempt, retry_after)
+                lost += response.status >= 500  # a gateway may have lost an answer the portal sent
+                why = f"{response.status} {response.reason}"
+            # Told at INFO: silent unless the caller turns logging on (the command line's --verbose does).
+            import logging  # here: only a retry pays for it
+
+            logging.getLogger(PACKAGE).info("%s: %s; sending it again in %.1f s (retry %d)",
+                                            request.path, why, wait, attempt)
             self._sleep(wait)
 
     def _exchange(self, request: Request) -> Response:
@@ -519,20 +494,38 @@ class Sender:
                     "proxy_refused": str(cause).split(":", 1)[-1].strip(),
                     "tls_failed": getattr(cause, "reason", None)}
         problem = problems.get(reason) or str(cause) or type(cause).__name__
+        trust = f"to trust another CA, set {CA_FILE_VARIABLE} to its PEM file"
+        ca_problem = ca_file_problem(os.environ)
+        if ca_problem:
+            trust = f"{ca_problem}; {trust}"
         target = self.origin
         speaks = failure.speaks or target.scheme
-        return fail(reason, where=failure.where or str(target), problem=problem, trust=trust_remedy(os.environ),
+        return fail(reason, where=failure.where or str(target), problem=problem, trust=trust,
                     seconds=getattr(self.transport, "timeout", DEFAULT_TIMEOUT), sent=failure.sent or lost > 0,
                     speaks={"https": "TLS (https://)", "http": "plain HTTP (http://)"}[speaks],
                     asked=f"{target.scheme}://", origin=str(replace(target, scheme=speaks)), attempts=attempts,
                     write=write)
 
     def _api_error(self, response: Response, attempts: int, retry_after: Optional[float]) -> BenchmarksWikiError:
-        code, message = _error_detail(response)
+        """The one error that reports the last error answer, once the policy has given up."""
+        try:
+            detail = json.loads(response.body.decode("utf-8"))["error"]
+            code, message = detail["code"], detail["message"]
+        except (*NOT_JSON, TypeError, KeyError):
+            code = message = None
+        if not (isinstance(code, str) and isinstance(message, str)):
+            kind = response.headers.get("Content-Type") or "no content type"
+            code = f"http_{response.status}"
+            message = f"the portal answered {response.status} {response.reason} ({kind})"
+        seconds = retry_after or 0
+        shape = "%H:%M:%S UTC" if seconds < 12 * 3600 else "%Y-%m-%d %H:%M:%S UTC"
+        try:
+            when = time.strftime(shape, time.gmtime(time.time() + seconds))
+        except (OverflowError, OSError, ValueError):  # further off than the platform's clock reaches
+            when = "much later"
         reason = self.retry.status_reason(response.status, retry_after)
         return fail(reason, status=response.status, code=code, message=message, attempts=attempts,
-                    retry_after=retry_after, wait=retry_after, when=_resume_at(self._wall_clock(), retry_after or 0),
-                    write=response.write)
+                    retry_after=retry_after, wait=retry_after, when=when, write=response.write)
 
     def close(self) -> None:
         self.transport.close()
@@ -544,51 +537,14 @@ class Sender:
             close()
 
 
-def _said_retry(request: Request, attempt: int, wait: float, why: str) -> None:
-    """Tell the package's logger of a retry, at INFO: silent unless the caller
-    turns logging on (the command line's --verbose does)."""
-    import logging  # here: only a retry pays for it
-
-    logging.getLogger(PACKAGE).info("%s: %s; sending it again in %.1f s (retry %d)",
-                                    request.path, why, wait, attempt)
-
-
-def _exchange(connection, request: Request, path_qs: str, deadline: float) -> Response:
-    """One request and its whole answer, read by ``deadline``; a failure says in which phase
-    it happened, so that a kept-alive connection found dead can be told from a request whose
-    answer was lost."""
-    connection.response_class = partial(_TimedResponse, deadline=deadline)
-    try:
-        connection.request("GET", path_qs, headers=dict(request.headers))
-    except (OSError, http.client.HTTPException) as failure:
-        raise NetworkFailure(failure, "send") from None
-    try:
-        answer = connection.getresponse()
-    except (OSError, http.client.HTTPException) as failure:
-        raise NetworkFailure(failure, "wait") from None
-    try:
-        body = _read_body(connection, answer, request.write)
-    except (OSError, http.client.HTTPException) as failure:
-        raise NetworkFailure(failure, "read") from None
-    if answer.will_close:
-        connection.close()
-    return Response(answer.status, body, answer.headers, answer.reason, request.url)
-
-
 class _TimedResponse(http.client.HTTPResponse):
     """An answer whose every read ends by one deadline, so that a server sending a byte at a
     time, each within the timeout, still cannot hold an exchange past it."""
 
     def __init__(self, sock, *args, deadline: float, **kwargs):
-        super().__init__(_TimedSocket(sock, deadline), *args, **kwargs)
-
-
-class _TimedSocket:
-    def __init__(self, sock, deadline: float):
-        self._sock, self._deadline = sock, deadline
-
-    def makefile(self, mode: str):
-        return io.BufferedReader(_TimedReader(self._sock, self._deadline))
+        timed = io.BufferedReader(_TimedReader(sock, deadline))
+        # An answer reads from what its socket's makefile() returns, and uses the socket for nothing else.
+        super().__init__(SimpleNamespace(makefile=lambda mode: timed), *args, **kwargs)
 
 
 class _TimedReader(io.RawIOBase):
@@ -614,34 +570,27 @@ class _TimedReader(io.RawIOBase):
 
 
 def _read_body(connection, answer, write: bool) -> bytes:
-    declared = answer.getheader("Content-Length")
-    # A 304 (or 204) has no body whatever its Content-Length says.
-    if answer.status in (204, 304) or not (declared and declared.isascii() and declared.isdigit()):
-        declared = None
-    if declared and int(declared) > MAX_ANSWER_BYTES:
+    """The body, in pieces, refused once past the limit: one read of the whole limit would
+    first allocate all 32 MiB of it, on Python 3.9, for every answer."""
+    # http.client's reading of Content-Length: None when there is none, 0 for a 204 or 304.
+    if answer.length and answer.length > MAX_ANSWER_BYTES:
         connection.close()
-        raise too_large(answer.status, int(declared), write)
-    body = answer.read(int(declared)) if declared else _read_undeclared(connection, answer, write)
-    if declared and len(body) < int(declared):
-        # read(amount) returns what arrived before the connection closed, without complaint.
-        raise http.client.IncompleteRead(body, int(declared) - len(body))
-    return body
-
-
-def _read_undeclared(connection, answer, write: bool) -> bytes:
-    """A body of unknown length, in pieces, refused once past the limit. One read of the whole
-    limit would first allocate all 32 MiB of it, on Python 3.9, for every answer."""
+        raise too_large(answer.status, answer.length, write)
     pieces: list = []
     size = 0
     while True:
         piece = answer.read(READ_PIECE)
         if not piece:
-            return b"".join(pieces)
+            break
         size += len(piece)
         if size > MAX_ANSWER_BYTES:
             connection.close()
             raise too_large(answer.status, size, write)
         pieces.append(piece)
+    if answer.length:
+        # read(amount) returns what arrived before the connection closed, without complaint.
+        raise http.client.IncompleteRead(b"".join(pieces), answer.length)
+    return b"".join(pieces)
 
 
 def _inflate(response: Response) -> bytes:
@@ -670,38 +619,30 @@ def _inflate(response: Response) -> bytes:
                      response.write)
 
 
-def _redirect_target(response: Response, write: bool) -> str:
+def _redirected(response: Response) -> Request:
+    """The request answered by a redirect, sent again to its Location."""
+    write = response.write
     location = (response.headers.get("Location") or "").strip()
     if not location:
         raise unreadable(response.status, response.route, f"a {response.status} redirect with no Location", write)
     try:
         target = urljoin(response.url, location)
-        parse_origin("://".join(urlsplit(target)[:2]))
+        parts = urlsplit(target)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        parse_origin(origin)
         target.encode("ascii")
     except (ValueError, ValidationError):
         raise unreadable(response.status, response.route, f"a redirect to a malformed location {location!r}",
                          write) from None
     # A publish's URL holds its nonce, which anyone holding it could send first: only its
     # origin and path are said.
-    shown = "{0}://{1}{2}".format(*urlsplit(target)) if write else target
-    if urlsplit(response.url).scheme == "https" and urlsplit(target).scheme != "https":
+    shown = f"{origin}{parts.path}" if write else target
+    if urlsplit(response.url).scheme == "https" and parts.scheme != "https":
         raise fail("redirect_to_http", url=shown, write=write)
     if write:
         raise fail("redirect_of_publish", url=shown, write=write)
-    return target
-
-
-def _error_detail(response: Response) -> tuple:
-    """The code and message of an error answer, or words for one that is not the portal's JSON."""
-    try:
-        detail = _from_json(response.body)["error"]
-        code, message = detail["code"], detail["message"]
-    except (*NOT_JSON, TypeError, KeyError):
-        code = message = None
-    if isinstance(code, str) and isinstance(message, str):
-        return code, message
-    kind = response.headers.get("Content-Type") or "no content type"
-    return f"http_{response.status}", f"the portal answered {response.status} {response.reason} ({kind})"
+    return replace(response.request, origin=origin, path=parts.path or "/",
+                   params=tuple(parse_qsl(parts.query, keep_blank_values=True)))
 
 
 def _dropped(sock) -> bool:
@@ -714,21 +655,6 @@ def _dropped(sock) -> bool:
     return bool(readable)
 
 
-def _where(target: Origin, connection) -> str:
-    where = f"{target.host}:{target.port}"
-    if (connection.host, connection.port) != (target.host, target.port):
-        where = f"the proxy {connection.host}:{connection.port} (for {where})"
-    return where
-
-
-def _resume_at(now: float, seconds: float) -> str:
-    shape = "%H:%M:%S UTC" if seconds < 12 * 3600 else "%Y-%m-%d %H:%M:%S UTC"
-    try:
-        return time.strftime(shape, time.gmtime(now + seconds))
-    except (OverflowError, OSError, ValueError):  # further off than the platform's clock reaches
-        return "much later"
-
-
 def ca_file_problem(environ: Mapping) -> Optional[str]:
     """What is wrong with a CA file or folder the environment names, which ssl itself would
     pass over in silence, or None."""
@@ -738,13 +664,6 @@ def ca_file_problem(environ: Mapping) -> Optional[str]:
         if path and not (exists(path) and os.access(path, os.R_OK)):
             return f"{name} names {path}, which does not exist or cannot be read"
     return None
-
-
-def trust_remedy(environ: Mapping) -> str:
-    """How to trust the portal's CA, after what is wrong with the CA files named, if anything."""
-    remedy = f"to trust another CA, set {CA_FILE_VARIABLE} to its PEM file"
-    problem = ca_file_problem(environ)
-    return f"{problem}; {remedy}" if problem else remedy
 
 
 def proxy_for(target: Origin) -> Optional[Origin]:
