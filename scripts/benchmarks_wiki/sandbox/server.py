@@ -24,7 +24,6 @@ from .routes import MAX_POSTS, ReplyBot, Routes, error_reply, parse_query
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
 MAX_ERRORS = 100
-COMPRESSIBLE_TYPES = ("application/json", "text/html", "text/markdown")
 # An RFC 9110 qvalue: 0 to 1 with at most three decimals.
 _QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
 # How long reset_idle_connections() waits for the connections it reset to be closed.
@@ -94,9 +93,6 @@ class Portal(Routes):
         if self.plain_port is None:
             raise RuntimeError("the portal was not started with plain_http=True")
         return "http://%s:%d" % (_url_host(self.host), self.plain_port)
-
-    def url(self, path):
-        return self.origin + path
 
     def start(self, cert="server", port=0, plain_http=False, host="127.0.0.1"):
         """Listen on ``host`` (``port`` 0 picks a free one) with ``cert``, a name among its
@@ -213,14 +209,19 @@ class Portal(Routes):
         is sent. It reads the request's method, target, headers, address and scheme.
         """
         reply = self._answer(request)
-        return gzip_reply(reply) if accepts_gzip(request.headers.items()) else reply
+        # Every 200 answer of the portal's own has a JSON, HTML or Markdown body.
+        if reply.status == 200 and accepts_gzip(request.headers):
+            reply.body = gzip.compress(reply.body, mtime=0)
+            # The compressed bytes differ from the plain ones, so a strong validator turns weak.
+            reply.headers = [(name, "W/" + value if name == "ETag" else value) for name, value in reply.headers]
+            reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
+        return reply
 
 
 def accepts_gzip(headers):
     """Whether ``Accept-Encoding`` (all of them, as one list) lists ``gzip`` first with a
     quality above zero; a malformed quality refuses it."""
-    listed = ",".join(value for name, value in headers if name.lower() == "accept-encoding")
-    for entry in listed.split(","):
+    for entry in ",".join(headers.get_all("Accept-Encoding", ())).split(","):
         coding, _, parameters = entry.partition(";")
         if coding.strip().lower() == "gzip":
             for parameter in parameters.split(";"):
@@ -229,21 +230,6 @@ def accepts_gzip(headers):
                     return _QVALUE_RE.match(value.strip()) is not None and float(value) > 0
             return True
     return False
-
-
-def gzip_reply(reply):
-    """A 200 answer's JSON, HTML or Markdown body compressed, as a web server does."""
-    headers = {name.lower(): value for name, value in reply.headers}
-    media_type = headers.get("content-type", "").split(";")[0].strip().lower()
-    if (reply.status != 200 or not reply.body or media_type not in COMPRESSIBLE_TYPES
-            or "content-encoding" in headers):
-        return reply
-    reply.body = gzip.compress(reply.body, mtime=0)
-    # The compressed bytes differ from the plain ones, so a strong validator turns weak.
-    reply.headers = [(name, "W/" + value if name.lower() == "etag" and not value.startswith("W/") else value)
-                     for name, value in reply.headers]
-    reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
-    return reply
 
 
 def phrase(status):
@@ -428,6 +414,9 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         print("cannot serve on %s:%s: %s" % (host, port, reason), file=sys.stderr)
         return 1
+    # Only the main thread may handle signals.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
     try:
         lines = ["benchmarks-wiki sandbox (%s catalogue): a local stand-in for the portal; nothing "
                  "posted here is public." % ("large" if large else "sample"),
@@ -441,17 +430,6 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
                   "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
                   "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
         print(*lines, sep="\n", file=out, flush=True)
-        _wait(stop)
-    finally:
-        portal.stop()
-    return 0
-
-
-def _wait(stop):
-    # Only the main thread may handle signals.
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
-    try:
         # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
         while not stop.wait(0.5):
             pass
@@ -460,3 +438,5 @@ def _wait(stop):
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous)
+        portal.stop()
+    return 0
