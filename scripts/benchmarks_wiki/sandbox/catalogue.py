@@ -195,15 +195,11 @@ class Catalogue:
     def set_origin(self, origin):
         """Every link under ``origin``, so that the links in answers lead back to the portal
         serving them."""
+        for item in itertools.chain(self.benchmarks.values(), *self.tasks.values()):
+            item["url"] = origin + item["url"][len(self.origin):]
+        for item in itertools.chain(self.threads.values(), self.posts.values()):
+            item["public_url"] = origin + item["public_url"][len(self.origin):]
         self.origin = origin
-        for slug, bench in self.benchmarks.items():
-            bench["url"] = "%s/%s" % (self.origin, slug)
-            for task in self.tasks[slug]:
-                task["url"] = "%s/%s/%s" % (self.origin, slug, task["key"])
-        for thread_id, thread in self.threads.items():
-            thread["public_url"] = "%s/t/%s" % (self.origin, thread_id)
-        for post_id, post in self.posts.items():
-            post["public_url"] = "%s/t/%s#%s" % (self.origin, post["thread_id"], post_id)
         self.version += 1
 
     @staticmethod
