@@ -18,7 +18,7 @@ import traceback
 import types
 
 from .catalogue import UTC, Catalogue
-from .certificates import Authority
+from .certificates import LOCAL_HOSTS, Authority
 from .routes import MAX_POSTS, ReplyBot, Routes, error_reply, parse_query
 
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
@@ -96,8 +96,8 @@ class Portal(Routes):
 
     def start(self, cert="server", port=0, plain_http=False, host="127.0.0.1"):
         """Listen on ``host`` (``port`` 0 picks a free one) with ``cert``, a name among its
-        certificates or a ``(certfile, keyfile)`` pair; ``plain_http`` adds a listener for
-        plain HTTP, on which publish is refused and reads are redirected to HTTPS."""
+        certificates; ``plain_http`` adds a listener for plain HTTP, on which publish is
+        refused and reads are redirected to HTTPS."""
         if self._servers:
             raise RuntimeError("the portal is already started")
         self.stopping.clear()
@@ -126,14 +126,12 @@ class Portal(Routes):
         return self
 
     def _tls_context(self, cert, host):
-        if isinstance(cert, str):
-            if self._chosen_certificates() is None:
-                self._own_certificates = Authority(hosts=[host])
-                self._own_certificates.issue("server", list(dict.fromkeys(("127.0.0.1", "localhost", host))))
-            cert = self._chosen_certificates()[cert]
+        if self._chosen_certificates() is None:
+            self._own_certificates = Authority(hosts=[host])
+            self._own_certificates.issue("server", list(dict.fromkeys(LOCAL_HOSTS + (host,))))
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
-        context.load_cert_chain(*cert)
+        context.load_cert_chain(*self._chosen_certificates()[cert])
         return context
 
     def _forget_own_certificates(self):
@@ -240,12 +238,6 @@ def _url_host(host):
     return "[%s]" % host if ":" in host else host
 
 
-def _connection(sock):
-    """A live connection: whether it waits for a request, so that only idle ones are closed
-    or reset, whether it is to be reset, and when it is closed."""
-    return types.SimpleNamespace(sock=sock, idle=True, reset=False, closed=threading.Event())
-
-
 class _Server(http.server.ThreadingHTTPServer):
     # Idle keep-alive threads must not hold up stop().
     block_on_close = False
@@ -274,8 +266,10 @@ class _Server(http.server.ThreadingHTTPServer):
             except OSError:
                 sock.close()
                 raise
+        # A live connection: whether it waits for a request, so that only idle ones are
+        # closed or reset, whether it is to be reset, and when it is closed.
         with self.live_lock:
-            self.live[sock] = _connection(sock)
+            self.live[sock] = types.SimpleNamespace(sock=sock, idle=True, reset=False, closed=threading.Event())
         return sock, addr
 
     def shutdown_request(self, request):
@@ -324,7 +318,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def handle(self):
-        self._conn = self.server.live.get(self.request) or _connection(self.request)
+        self._conn = self.server.live[self.request]
         try:
             if isinstance(self.request, ssl.SSLSocket):
                 self.request.do_handshake()
