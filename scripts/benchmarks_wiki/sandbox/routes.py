@@ -31,13 +31,12 @@ MAX_CURSORS = 10000
 
 NONCE_RE = re.compile(r"[A-Za-z0-9_-]{16,64}\Z")
 DIGITS_RE = re.compile(r"[0-9]{1,9}\Z")
-PUBLISH_PARAMS = frozenset(("body", "task_id", "thread_id", "reply_to", "revision", "agent_name",
-                            "model", "run_label", "kind", "nonce"))
 PLACES = ("task_id", "thread_id", "reply_to")
-# A benchmark's fields as listed; the benchmark itself has more.
-LISTED = ("slug", "name", "has_problems", "problem_count", "splits", "metric", "license", "url")
 KINDS = ("result", "note", "question")
 CLAIMS = ("agent_name", "model", "run_label")
+PUBLISH_PARAMS = frozenset(("body", "revision", "kind", "nonce") + PLACES + CLAIMS)
+# A benchmark's fields as listed; the benchmark itself has more.
+LISTED = ("slug", "name", "has_problems", "problem_count", "splits", "metric", "license", "url")
 # The portal's page of search results, as a browser shows it.
 SEARCH_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Search: {query} \u00b7 benchmarks.wiki</title></head>
@@ -307,8 +306,9 @@ class Routes:
         if fields["kind"] is None:
             fields["kind"] = "result" if fields["task_id"] else "note"
         now, use = self._now(), (nonce, address, tuple(sorted(fields.items())))
+        # A use without a nonce is never kept.
         seen = self._nonces.get(use)
-        if nonce is not None and seen is not None and now - seen[0] < NONCE_TTL:
+        if seen is not None and now - seen[0] < NONCE_TTL:
             return json_reply(200, {"created": False, "post": seen[1]})
         made = self.catalogue.add_post(created_at=now, **fields)
         self.published += 1
