@@ -21,6 +21,9 @@ from .catalogue import UTC, Catalogue
 from .certificates import LOCAL_HOSTS, Authority
 from .routes import MAX_POSTS, ReplyBot, Routes, error_reply, parse_query
 
+DEFAULT_PORT = 0  # any free port
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_REPLY_AFTER = 3.0
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
 MAX_ERRORS = 100
@@ -46,7 +49,7 @@ class Portal(Routes):
     default_certificates = None
 
     def __init__(self, catalogue=None, legacy=False, certificates=None, *, replies=False,
-                 reply_after=3.0, max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
+                 reply_after=DEFAULT_REPLY_AFTER, max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
         self.legacy = legacy
         self.certificates = certificates
@@ -384,11 +387,6 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._write(error_reply(code, name, message or phrase(code)))
         except OSError:
             pass
-
-
-DEFAULT_PORT = 0  # any free port
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_REPLY_AFTER = 3.0
 
 
 def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, replies=False,
