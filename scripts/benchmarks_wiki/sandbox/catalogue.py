@@ -133,7 +133,6 @@ class Catalogue:
             self.tasks[slug].append(task)
             self._task_by_id[task_id] = task
         self.version += 1
-        return self.benchmarks[slug]
 
     def add_post(self, body, *, created_at, task_id=None, thread_id=None, reply_to=None, kind=None,
                  agent_name=None, model=None, run_label=None, revision=None, post_id=None,
@@ -190,20 +189,15 @@ class Catalogue:
         else:
             del self.threads[thread_id], self.thread_order[thread_id], self._thread_seq[thread_id]
         self.version += 1
-        return post
 
     def set_origin(self, origin):
         """Every link under ``origin``, so that the links in answers lead back to the portal
         serving them."""
+        for item in itertools.chain(self.benchmarks.values(), *self.tasks.values()):
+            item["url"] = origin + item["url"][len(self.origin):]
+        for item in itertools.chain(self.threads.values(), self.posts.values()):
+            item["public_url"] = origin + item["public_url"][len(self.origin):]
         self.origin = origin
-        for slug, bench in self.benchmarks.items():
-            bench["url"] = "%s/%s" % (self.origin, slug)
-            for task in self.tasks[slug]:
-                task["url"] = "%s/%s/%s" % (self.origin, slug, task["key"])
-        for thread_id, thread in self.threads.items():
-            thread["public_url"] = "%s/t/%s" % (self.origin, thread_id)
-        for post_id, post in self.posts.items():
-            post["public_url"] = "%s/t/%s#%s" % (self.origin, post["thread_id"], post_id)
         self.version += 1
 
     @staticmethod
@@ -237,8 +231,8 @@ class Catalogue:
         """Six benchmarks with 114 problems (95 of them gsm8k's), one introduction-only, and
         two threads of 5 posts in all, on gsm8k's and mmlu's first tasks."""
         cat = cls()
-        for spec, make_tasks in data.SAMPLE_BENCHMARKS:
-            cat.add_benchmark(tasks=make_tasks() if make_tasks else (), **spec)
+        for spec in data.SAMPLE_BENCHMARKS:
+            cat.add_benchmark(**spec)
         seeded = (("gsm8k", SAMPLE_THREAD_ID, SAMPLE_POST_IDS, data.SAMPLE_THREAD),
                   ("mmlu", SAMPLE_SECOND_THREAD_ID, SAMPLE_SECOND_POST_IDS, data.SAMPLE_SECOND_THREAD))
         for slug, thread_id, post_ids, posts in seeded:

@@ -181,29 +181,6 @@ def _extension(dotted, value, critical=False):
     return _sequence(_oid(dotted), flag, _tlv(_OCTET_STRING, value))
 
 
-def _ca_extensions(key, hosts):
-    # permittedSubtrees [0], each GeneralSubtree only its base: no minimum, no maximum.
-    permitted = _context(0, b"".join(_sequence(_general_name(host, mask=True)) for host in hosts))
-    return [
-        _extension(_BASIC_CONSTRAINTS, _sequence(_tlv(_BOOLEAN, b"\xff")), critical=True),
-        _extension(_KEY_USAGE, _tlv(_BIT_STRING, _CA_KEY_USAGE), critical=True),
-        _extension(_NAME_CONSTRAINTS, _sequence(permitted), critical=True),
-        _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
-    ]
-
-
-def _server_extensions(key, issuer_key, hosts):
-    # DER leaves out a default value, so CA:FALSE is an empty basicConstraints.
-    return [
-        _extension(_BASIC_CONSTRAINTS, _sequence(), critical=True),
-        _extension(_KEY_USAGE, _tlv(_BIT_STRING, _SERVER_KEY_USAGE), critical=True),
-        _extension(_EXT_KEY_USAGE, _sequence(_oid(_SERVER_AUTH))),
-        _extension(_SUBJECT_ALT_NAME, _sequence(*(_general_name(host) for host in hosts))),
-        _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
-        _extension(_AUTHORITY_KEY_ID, _sequence(_context(0, issuer_key.identifier(), constructed=False))),
-    ]
-
-
 def certificate(subject, key, issuer, issuer_key, extensions):
     now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
     validity = _sequence(_time(now - BACKDATED), _time(now + _dt.timedelta(days=VALID_DAYS)))
@@ -219,9 +196,9 @@ def _private(path):
     """Whether ``path`` is a folder (not a link to one) of this user's that nobody else
     may enter."""
     found = os.lstat(path)
-    if not hasattr(os, "getuid"):  # Windows, where the folders of a user's profile are theirs
-        return stat.S_ISDIR(found.st_mode)
-    return stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid() and not found.st_mode & 0o077
+    # Without getuid (Windows) the folders of a user's profile are theirs.
+    mine = not hasattr(os, "getuid") or (found.st_uid == os.getuid() and not found.st_mode & 0o077)
+    return stat.S_ISDIR(found.st_mode) and mine
 
 
 def private_folder():
@@ -258,8 +235,15 @@ class Authority(dict):
         super().__init__()
         self._key = EcKey()
         self._subject = _name("benchmarks-wiki sandbox CA")
-        hosts = dict.fromkeys(LOCAL_HOSTS + tuple(hosts))
-        ca = certificate(self._subject, self._key, self._subject, self._key, _ca_extensions(self._key, hosts))
+        # permittedSubtrees [0], each GeneralSubtree only its base: no minimum, no maximum.
+        permitted = _context(0, b"".join(_sequence(_general_name(host, mask=True))
+                                         for host in dict.fromkeys(LOCAL_HOSTS + tuple(hosts))))
+        ca = certificate(self._subject, self._key, self._subject, self._key, [
+            _extension(_BASIC_CONSTRAINTS, _sequence(_tlv(_BOOLEAN, b"\xff")), critical=True),
+            _extension(_KEY_USAGE, _tlv(_BIT_STRING, _CA_KEY_USAGE), critical=True),
+            _extension(_NAME_CONSTRAINTS, _sequence(permitted), critical=True),
+            _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, self._key.identifier())),
+        ])
         self.ca_file = self._write("ca.pem", _pem("CERTIFICATE", ca))
 
     def issue(self, name, hosts=LOCAL_HOSTS, self_signed=False):
@@ -270,7 +254,15 @@ class Authority(dict):
             raise ValueError("a certificate name is a plain file name other than ca: %r" % name)
         key = EcKey()
         issuer, issuer_key = (_name(name), key) if self_signed else (self._subject, self._key)
-        der = certificate(_name(name), key, issuer, issuer_key, _server_extensions(key, issuer_key, hosts))
+        # DER leaves out a default value, so CA:FALSE is an empty basicConstraints.
+        der = certificate(_name(name), key, issuer, issuer_key, [
+            _extension(_BASIC_CONSTRAINTS, _sequence(), critical=True),
+            _extension(_KEY_USAGE, _tlv(_BIT_STRING, _SERVER_KEY_USAGE), critical=True),
+            _extension(_EXT_KEY_USAGE, _sequence(_oid(_SERVER_AUTH))),
+            _extension(_SUBJECT_ALT_NAME, _sequence(*(_general_name(host) for host in hosts))),
+            _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
+            _extension(_AUTHORITY_KEY_ID, _sequence(_context(0, issuer_key.identifier(), constructed=False))),
+        ])
         self[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
                       self._write(name + "-key.pem", key.private_pem()))
         return self[name]

@@ -86,53 +86,51 @@ def _math_tasks():
             for i, (problem, level, kind) in enumerate(_MATH + tuple(made))]
 
 
-# Keyword arguments of Catalogue.add_benchmark for each sample benchmark, with a function
-# making its tasks (introduction-only ones have none).
+# Keyword arguments of Catalogue.add_benchmark for each sample benchmark.
 SAMPLE_BENCHMARKS = (
-    ({"slug": "arc-agi-2", "name": "ARC-AGI-2", "metric": "task accuracy (2 attempts)",
-      "license": "Apache-2.0", "has_problems": False,
-      "description": "Abstract grid puzzles: infer the rule from a few input/output pairs. "
-                     "The problems are kept private, so only the introduction is here.",
-      "citation": "@article{chollet2025arcagi2, title={ARC-AGI-2}, year={2025}}",
-      "related": [{"slug": "math", "relation": "different-skill"}],
-      "source": "https://github.com/arcprize/ARC-AGI-2"}, None),
-    ({"slug": "gsm8k", "name": "GSM8K", "metric": "exact-match accuracy", "license": "MIT",
-      "description": "Grade-school math word problems that need 2 to 8 steps.",
-      "citation": "@article{cobbe2021gsm8k, title={Training Verifiers to Solve Math Word "
-                  "Problems}, year={2021}}",
-      "related": [{"slug": "math", "relation": "harder"}],
-      "source": "https://huggingface.co/datasets/openai/gsm8k"}, _gsm8k_tasks),
-    ({"slug": "humaneval", "name": "HumanEval", "metric": "pass@1", "license": "MIT",
-      "description": "Python functions to complete from their docstrings; hidden tests decide.",
-      "citation": "@article{chen2021codex, title={Evaluating Large Language Models Trained on "
-                  "Code}, year={2021}}",
-      "related": [], "source": "https://huggingface.co/datasets/openai/openai_humaneval"},
-     lambda: [{"split": "test", "body": prompt, "answer": "none" if i == 1 else "published"}
-              for i, prompt in enumerate(_HUMANEVAL)]),
-    ({"slug": "math", "name": "MATH", "metric": "exact-match accuracy", "license": "MIT",
-      "description": "Competition mathematics problems, answers in LaTeX.",
-      "citation": "@article{hendrycks2021math, title={Measuring Mathematical Problem Solving "
-                  "With the MATH Dataset}, year={2021}}",
-      "related": [{"slug": "gsm8k", "relation": "easier"}], "source": "https://github.com/hendrycks/math"},
-     _math_tasks),
-    ({"slug": "mmlu", "name": "MMLU", "metric": "accuracy", "license": "MIT",
-      "description": "Four-way multiple-choice questions across 57 subjects.",
-      "citation": "@article{hendrycks2021mmlu, title={Measuring Massive Multitask Language "
-                  "Understanding}, year={2021}}",
-      "related": [{"slug": "truthfulqa", "relation": "similar"}],
-      "source": "https://huggingface.co/datasets/cais/mmlu", "splits": ["test", "validation"]},
-     lambda: [{"split": split, "body": {"subject": subject, "question": question,
-                                        "choices": list(choices)}}
-              for split, subject, question, choices in _MMLU]),
-    ({"slug": "truthfulqa", "name": "TruthfulQA", "metric": "MC1 accuracy", "license": "Apache-2.0",
-      "description": "Questions that a common misconception answers falsely.",
-      "citation": "@article{lin2021truthfulqa, title={TruthfulQA: Measuring How Models Mimic "
-                  "Human Falsehoods}, year={2021}}",
-      "related": [{"slug": "mmlu", "relation": "similar"}],
-      "source": "https://huggingface.co/datasets/truthfulqa/truthful_qa"},
-     lambda: [{"split": "validation", "body": {"question": question, "category": category,
-                                               "options": dict(zip("ABCD", options))}}
-              for question, category, options in _TRUTHFULQA]),
+    {"slug": "arc-agi-2", "name": "ARC-AGI-2", "metric": "task accuracy (2 attempts)",
+     "license": "Apache-2.0", "has_problems": False,
+     "description": "Abstract grid puzzles: infer the rule from a few input/output pairs. "
+                    "The problems are kept private, so only the introduction is here.",
+     "citation": "@article{chollet2025arcagi2, title={ARC-AGI-2}, year={2025}}",
+     "related": [{"slug": "math", "relation": "different-skill"}],
+     "source": "https://github.com/arcprize/ARC-AGI-2"},
+    {"slug": "gsm8k", "name": "GSM8K", "metric": "exact-match accuracy", "license": "MIT",
+     "description": "Grade-school math word problems that need 2 to 8 steps.",
+     "citation": "@article{cobbe2021gsm8k, title={Training Verifiers to Solve Math Word "
+                 "Problems}, year={2021}}",
+     "related": [{"slug": "math", "relation": "harder"}],
+     "source": "https://huggingface.co/datasets/openai/gsm8k", "tasks": _gsm8k_tasks()},
+    {"slug": "humaneval", "name": "HumanEval", "metric": "pass@1", "license": "MIT",
+     "description": "Python functions to complete from their docstrings; hidden tests decide.",
+     "citation": "@article{chen2021codex, title={Evaluating Large Language Models Trained on "
+                 "Code}, year={2021}}",
+     "related": [], "source": "https://huggingface.co/datasets/openai/openai_humaneval",
+     "tasks": [{"split": "test", "body": prompt, "answer": "none" if i == 1 else "published"}
+               for i, prompt in enumerate(_HUMANEVAL)]},
+    {"slug": "math", "name": "MATH", "metric": "exact-match accuracy", "license": "MIT",
+     "description": "Competition mathematics problems, answers in LaTeX.",
+     "citation": "@article{hendrycks2021math, title={Measuring Mathematical Problem Solving "
+                 "With the MATH Dataset}, year={2021}}",
+     "related": [{"slug": "gsm8k", "relation": "easier"}], "source": "https://github.com/hendrycks/math",
+     "tasks": _math_tasks()},
+    {"slug": "mmlu", "name": "MMLU", "metric": "accuracy", "license": "MIT",
+     "description": "Four-way multiple-choice questions across 57 subjects.",
+     "citation": "@article{hendrycks2021mmlu, title={Measuring Massive Multitask Language "
+                 "Understanding}, year={2021}}",
+     "related": [{"slug": "truthfulqa", "relation": "similar"}],
+     "source": "https://huggingface.co/datasets/cais/mmlu", "splits": ["test", "validation"],
+     "tasks": [{"split": split, "body": {"subject": subject, "question": question, "choices": list(choices)}}
+               for split, subject, question, choices in _MMLU]},
+    {"slug": "truthfulqa", "name": "TruthfulQA", "metric": "MC1 accuracy", "license": "Apache-2.0",
+     "description": "Questions that a common misconception answers falsely.",
+     "citation": "@article{lin2021truthfulqa, title={TruthfulQA: Measuring How Models Mimic "
+                 "Human Falsehoods}, year={2021}}",
+     "related": [{"slug": "mmlu", "relation": "similar"}],
+     "source": "https://huggingface.co/datasets/truthfulqa/truthful_qa",
+     "tasks": [{"split": "validation", "body": {"question": question, "category": category,
+                                                "options": dict(zip("ABCD", options))}}
+               for question, category, options in _TRUTHFULQA]},
 )
 
 # The seeded threads, each oldest post first: keyword arguments of Catalogue.add_post but

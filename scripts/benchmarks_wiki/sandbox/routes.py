@@ -31,13 +31,12 @@ MAX_CURSORS = 10000
 
 NONCE_RE = re.compile(r"[A-Za-z0-9_-]{16,64}\Z")
 DIGITS_RE = re.compile(r"[0-9]{1,9}\Z")
-PUBLISH_PARAMS = frozenset(("body", "task_id", "thread_id", "reply_to", "revision", "agent_name",
-                            "model", "run_label", "kind", "nonce"))
 PLACES = ("task_id", "thread_id", "reply_to")
-# A benchmark's fields as listed; the benchmark itself has more.
-LISTED = ("slug", "name", "has_problems", "problem_count", "splits", "metric", "license", "url")
 KINDS = ("result", "note", "question")
 CLAIMS = ("agent_name", "model", "run_label")
+PUBLISH_PARAMS = frozenset(("body", "revision", "kind", "nonce") + PLACES + CLAIMS)
+# A benchmark's fields as listed; the benchmark itself has more.
+LISTED = ("slug", "name", "has_problems", "problem_count", "splits", "metric", "license", "url")
 # The portal's page of search results, as a browser shows it.
 SEARCH_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Search: {query} \u00b7 benchmarks.wiki</title></head>
@@ -71,11 +70,8 @@ class Reply:
 
 
 class Refusal(Exception):
-    """A refusal found deep in a route, answered as its JSON error."""
-
-    def __init__(self, status, code, message, headers=None):
-        super().__init__(message)
-        self.status, self.code, self.message, self.headers = status, code, message, headers
+    """A refusal found deep in a route, answered as its JSON error: the arguments of
+    :func:`error_reply`."""
 
 
 def json_reply(status, obj, headers=None):
@@ -117,25 +113,16 @@ class Routes:
             self._cursors.clear()
 
     def _keep_published(self, post_id):
-        """Past ``max_posts`` posts published here, the oldest go; under the lock."""
+        # Under the lock.
         self._published_ids.append(post_id)
         while len(self._published_ids) > self.max_posts:
-            oldest = self._published_ids.popleft()
-            if oldest in self.catalogue.posts:
-                self.catalogue.remove_post(oldest)
-
-    def _remember_nonce(self, use, now, post):
-        # At most max_posts uses are kept, since each made a post.
-        self._nonces[use] = (now, post)
-        self._nonces.move_to_end(use)
-        while len(self._nonces) > self.max_posts or now - next(iter(self._nonces.values()))[0] >= NONCE_TTL:
-            self._nonces.popitem(last=False)
+            self.catalogue.remove_post(self._published_ids.popleft())
 
     def _answer(self, request):
         """The portal's own answer; an exception is a 500, its traceback in ``errors``."""
         raw_path, _, query = request.target.partition("?")
         pairs, bad_query = parse_query(query)
-        target, headers = request.target, list(request.headers.items())
+        target, headers = request.target, request.headers
         try:
             if request.scheme == "http":
                 if raw_path == "/api/v1/publish":
@@ -151,7 +138,7 @@ class Routes:
                     reply = self._api_route(segments[2:], dict(pairs), headers, request.client_address)
             return _found(reply, "route", raw_path)
         except Refusal as refusal:
-            return error_reply(refusal.status, refusal.code, refusal.message, refusal.headers)
+            return error_reply(*refusal.args)
         except Exception:
             self._note_error(traceback.format_exc())
             return error_reply(500, "internal", "the sandbox failed; see portal.errors")
@@ -189,39 +176,31 @@ class Routes:
         answer = answers.get(tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:]), lambda: None)
         return answer()
 
-    def _page(self, scope, params, entries, descending=False):
+    def _listing(self, scope, params, entries, descending=False, name="items", head=()):
         """The page of ``entries``, ``(key, item)`` pairs by rising key (or falling), after
-        the cursor's key, and the next page's cursor: keys, not places, so that a post made
-        while a client pages moves nothing under it."""
+        the cursor's key, as ``name`` after the fields of ``head``, and the next page's
+        cursor: keys, not places, so that a post made while a client pages moves nothing
+        under it."""
         raw = params.get("limit", "")
         if raw and not (DIGITS_RE.match(raw) and 1 <= int(raw) <= MAX_LIMIT):
             raise Refusal(400, "invalid", "limit must be an integer from 1 to %d" % MAX_LIMIT)
         limit = int(raw or DEFAULT_LIMIT)
         if params.get("cursor"):
-            after = self._read_cursor(scope, params["cursor"])
-            entries = [entry for entry in entries if (entry[0] < after if descending else entry[0] > after)]
-        page = entries[:limit]
-        more = len(entries) > limit
-        return [item for _, item in page], self._make_cursor(scope, page[-1][0]) if more else None
-
-    def _listing(self, scope, params, entries, descending=False):
-        items, cursor = self._page(scope, params, entries, descending)
-        return json_reply(200, {"items": items, "next_cursor": cursor})
-
-    def _make_cursor(self, scope, key):
-        token = secrets.token_urlsafe(12)
-        self._cursors[token] = (scope, key)
-        if len(self._cursors) > MAX_CURSORS:
-            self._cursors.popitem(last=False)
-        return token
-
-    def _read_cursor(self, scope, token):
-        found = self._cursors.get(token)
-        if found is None:
-            raise Refusal(400, "invalid_cursor", "unknown or stale cursor")
-        if found[0] != scope:
-            raise Refusal(400, "invalid_cursor", "the cursor belongs to another listing")
-        return found[1]
+            found = self._cursors.get(params["cursor"])
+            if found is None:
+                raise Refusal(400, "invalid_cursor", "unknown or stale cursor")
+            if found[0] != scope:
+                raise Refusal(400, "invalid_cursor", "the cursor belongs to another listing")
+            entries = [entry for entry in entries if (entry[0] < found[1] if descending else entry[0] > found[1])]
+        doc = dict(head)
+        doc[name] = [item for _, item in entries[:limit]]
+        doc["next_cursor"] = None
+        if len(entries) > limit:
+            doc["next_cursor"] = secrets.token_urlsafe(12)
+            self._cursors[doc["next_cursor"]] = (scope, entries[limit - 1][0])
+            if len(self._cursors) > MAX_CURSORS:
+                self._cursors.popitem(last=False)
+        return json_reply(200, doc)
 
     def _tasks(self, slug, params):
         bench = _found(self.catalogue.benchmarks.get(slug), "benchmark", slug)
@@ -243,10 +222,10 @@ class Routes:
             generated = format_time(self._now())
             doc = {"generated_at": generated, "stats": cat.stats(generated),
                    "benchmarks": [cat.benchmarks[s] for s in sorted(cat.benchmarks)]}
-            body = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            body = json_reply(200, doc).body
             self._catalog_doc = (cat.version, body, '"%s"' % hashlib.sha256(body).hexdigest()[:32])
         _, body, etag = self._catalog_doc
-        asked = ",".join(value for name, value in headers if name.lower() == "if-none-match")
+        asked = ",".join(headers.get_all("If-None-Match", ()))
         # A weak tag matches as well: the compressed catalog's is the weak form of its own.
         wanted = {tag.strip().removeprefix("W/") for tag in asked.split(",")}
         if etag in wanted or "*" in wanted:
@@ -288,8 +267,7 @@ class Routes:
         cat = self.catalogue
         _found(None if self.legacy else cat.threads.get(thread_id), "thread", thread_id)
         entries = [((created, seq), cat.posts[pid]) for created, seq, pid in cat.thread_order[thread_id]]
-        posts, cursor = self._page("thread/%s" % thread_id, params, entries)
-        return json_reply(200, dict(cat.threads[thread_id], posts=posts, next_cursor=cursor))
+        return self._listing("thread/%s" % thread_id, params, entries, name="posts", head=cat.threads[thread_id])
 
     def _activity(self, params):
         cat = self.catalogue
@@ -313,7 +291,7 @@ class Routes:
                              descending=True)
 
     def _publish(self, params, headers, address):
-        for name, value in headers:
+        for name, value in headers.items():
             if name.lower().startswith("sec-fetch-") and TYPED_FETCH.get(name.lower()) != value.strip():
                 raise Refusal(403, "fetch_metadata_refused",
                               "refused %s: %s; send no Sec-Fetch-* headers" % (name, value))
@@ -328,8 +306,9 @@ class Routes:
         if fields["kind"] is None:
             fields["kind"] = "result" if fields["task_id"] else "note"
         now, use = self._now(), (nonce, address, tuple(sorted(fields.items())))
+        # A use without a nonce is never kept.
         seen = self._nonces.get(use)
-        if nonce is not None and seen is not None and now - seen[0] < NONCE_TTL:
+        if seen is not None and now - seen[0] < NONCE_TTL:
             return json_reply(200, {"created": False, "post": seen[1]})
         made = self.catalogue.add_post(created_at=now, **fields)
         self.published += 1
@@ -337,7 +316,11 @@ class Routes:
         if self._bot is not None:
             self._bot.schedule(made["post_id"])
         if nonce is not None:
-            self._remember_nonce(use, now, made)
+            self._nonces[use] = (now, made)
+            self._nonces.move_to_end(use)
+            # At most max_posts uses are kept, since each made a post.
+            while len(self._nonces) > self.max_posts or now - next(iter(self._nonces.values()))[0] >= NONCE_TTL:
+                self._nonces.popitem(last=False)
         return json_reply(201, {"created": True, "post": made})
 
     def _place(self, fields):
@@ -413,7 +396,7 @@ class ReplyBot:
     def __init__(self, portal, delay, limit):
         self.portal, self.delay, self.limit = portal, delay, limit
         # (when, post_id), due in the order they come, since every one waits as long.
-        self._due, self._thread = queue.Queue(), None
+        self._due = self._thread = None
 
     def schedule(self, post_id):
         # A publish in flight as the portal stops leaves its reply in a queue no one reads.
@@ -433,16 +416,15 @@ class ReplyBot:
             self._thread.join(timeout=5)
 
     def _run(self, due):
+        portal = self.portal
         while True:
             item = due.get()
-            if item is None or self.portal.stopping.wait(max(0.0, item[0] - time.monotonic())):
+            if item is None or portal.stopping.wait(max(0.0, item[0] - time.monotonic())):
                 return
-            post_id = item[1]
-            portal = self.portal
             try:
                 with portal._lock:
-                    if post_id in portal.catalogue.posts:  # else forgotten past the cap meanwhile
-                        made = portal.catalogue.add_post(BOT_REPLY, reply_to=post_id, kind="note",
+                    if item[1] in portal.catalogue.posts:  # else forgotten past the cap meanwhile
+                        made = portal.catalogue.add_post(BOT_REPLY, reply_to=item[1], kind="note",
                                                          agent_name=BOT_NAME, model=BOT_MODEL,
                                                          created_at=portal._now())
                         portal._keep_published(made["post_id"])

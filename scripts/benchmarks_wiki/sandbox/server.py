@@ -18,13 +18,15 @@ import traceback
 import types
 
 from .catalogue import UTC, Catalogue
-from .certificates import Authority
+from .certificates import LOCAL_HOSTS, Authority
 from .routes import MAX_POSTS, ReplyBot, Routes, error_reply, parse_query
 
+DEFAULT_PORT = 0  # any free port
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_REPLY_AFTER = 3.0
 # The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
 MAX_REQUESTS = 10000
 MAX_ERRORS = 100
-COMPRESSIBLE_TYPES = ("application/json", "text/html", "text/markdown")
 # An RFC 9110 qvalue: 0 to 1 with at most three decimals.
 _QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
 # How long reset_idle_connections() waits for the connections it reset to be closed.
@@ -47,7 +49,7 @@ class Portal(Routes):
     default_certificates = None
 
     def __init__(self, catalogue=None, legacy=False, certificates=None, *, replies=False,
-                 reply_after=3.0, max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
+                 reply_after=DEFAULT_REPLY_AFTER, max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
         self.legacy = legacy
         self.certificates = certificates
@@ -95,13 +97,10 @@ class Portal(Routes):
             raise RuntimeError("the portal was not started with plain_http=True")
         return "http://%s:%d" % (_url_host(self.host), self.plain_port)
 
-    def url(self, path):
-        return self.origin + path
-
     def start(self, cert="server", port=0, plain_http=False, host="127.0.0.1"):
         """Listen on ``host`` (``port`` 0 picks a free one) with ``cert``, a name among its
-        certificates or a ``(certfile, keyfile)`` pair; ``plain_http`` adds a listener for
-        plain HTTP, on which publish is refused and reads are redirected to HTTPS."""
+        certificates; ``plain_http`` adds a listener for plain HTTP, on which publish is
+        refused and reads are redirected to HTTPS."""
         if self._servers:
             raise RuntimeError("the portal is already started")
         self.stopping.clear()
@@ -130,14 +129,12 @@ class Portal(Routes):
         return self
 
     def _tls_context(self, cert, host):
-        if isinstance(cert, str):
-            if self._chosen_certificates() is None:
-                self._own_certificates = Authority(hosts=[host])
-                self._own_certificates.issue("server", list(dict.fromkeys(("127.0.0.1", "localhost", host))))
-            cert = self._chosen_certificates()[cert]
+        if self._chosen_certificates() is None:
+            self._own_certificates = Authority(hosts=[host])
+            self._own_certificates.issue("server", list(dict.fromkeys(LOCAL_HOSTS + (host,))))
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
-        context.load_cert_chain(*cert)
+        context.load_cert_chain(*self._chosen_certificates()[cert])
         return context
 
     def _forget_own_certificates(self):
@@ -213,14 +210,19 @@ class Portal(Routes):
         is sent. It reads the request's method, target, headers, address and scheme.
         """
         reply = self._answer(request)
-        return gzip_reply(reply) if accepts_gzip(request.headers.items()) else reply
+        # Every 200 answer of the portal's own has a JSON, HTML or Markdown body.
+        if reply.status == 200 and accepts_gzip(request.headers):
+            reply.body = gzip.compress(reply.body, mtime=0)
+            # The compressed bytes differ from the plain ones, so a strong validator turns weak.
+            reply.headers = [(name, "W/" + value if name == "ETag" else value) for name, value in reply.headers]
+            reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
+        return reply
 
 
 def accepts_gzip(headers):
     """Whether ``Accept-Encoding`` (all of them, as one list) lists ``gzip`` first with a
     quality above zero; a malformed quality refuses it."""
-    listed = ",".join(value for name, value in headers if name.lower() == "accept-encoding")
-    for entry in listed.split(","):
+    for entry in ",".join(headers.get_all("Accept-Encoding", ())).split(","):
         coding, _, parameters = entry.partition(";")
         if coding.strip().lower() == "gzip":
             for parameter in parameters.split(";"):
@@ -231,33 +233,12 @@ def accepts_gzip(headers):
     return False
 
 
-def gzip_reply(reply):
-    """A 200 answer's JSON, HTML or Markdown body compressed, as a web server does."""
-    headers = {name.lower(): value for name, value in reply.headers}
-    media_type = headers.get("content-type", "").split(";")[0].strip().lower()
-    if (reply.status != 200 or not reply.body or media_type not in COMPRESSIBLE_TYPES
-            or "content-encoding" in headers):
-        return reply
-    reply.body = gzip.compress(reply.body, mtime=0)
-    # The compressed bytes differ from the plain ones, so a strong validator turns weak.
-    reply.headers = [(name, "W/" + value if name.lower() == "etag" and not value.startswith("W/") else value)
-                     for name, value in reply.headers]
-    reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
-    return reply
-
-
 def phrase(status):
     return http.server.BaseHTTPRequestHandler.responses.get(status, ("",))[0]
 
 
 def _url_host(host):
     return "[%s]" % host if ":" in host else host
-
-
-def _connection(sock):
-    """A live connection: whether it waits for a request, so that only idle ones are closed
-    or reset, whether it is to be reset, and when it is closed."""
-    return types.SimpleNamespace(sock=sock, idle=True, reset=False, closed=threading.Event())
 
 
 class _Server(http.server.ThreadingHTTPServer):
@@ -288,8 +269,10 @@ class _Server(http.server.ThreadingHTTPServer):
             except OSError:
                 sock.close()
                 raise
+        # A live connection: whether it waits for a request, so that only idle ones are
+        # closed or reset, whether it is to be reset, and when it is closed.
         with self.live_lock:
-            self.live[sock] = _connection(sock)
+            self.live[sock] = types.SimpleNamespace(sock=sock, idle=True, reset=False, closed=threading.Event())
         return sock, addr
 
     def shutdown_request(self, request):
@@ -338,7 +321,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def handle(self):
-        self._conn = self.server.live.get(self.request) or _connection(self.request)
+        self._conn = self.server.live[self.request]
         try:
             if isinstance(self.request, ssl.SSLSocket):
                 self.request.do_handshake()
@@ -406,11 +389,6 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             pass
 
 
-DEFAULT_PORT = 0  # any free port
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_REPLY_AFTER = 3.0
-
-
 def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, replies=False,
           reply_after=DEFAULT_REPLY_AFTER, out=None, stop=None):
     """Serve a portal for a person on ``host``:``port`` (0: any free port), with the
@@ -428,6 +406,9 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         print("cannot serve on %s:%s: %s" % (host, port, reason), file=sys.stderr)
         return 1
+    # Only the main thread may handle signals.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
     try:
         lines = ["benchmarks-wiki sandbox (%s catalogue): a local stand-in for the portal; nothing "
                  "posted here is public." % ("large" if large else "sample"),
@@ -441,17 +422,6 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
                   "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
                   "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
         print(*lines, sep="\n", file=out, flush=True)
-        _wait(stop)
-    finally:
-        portal.stop()
-    return 0
-
-
-def _wait(stop):
-    # Only the main thread may handle signals.
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
-    try:
         # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
         while not stop.wait(0.5):
             pass
@@ -460,3 +430,5 @@ def _wait(stop):
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous)
+        portal.stop()
+    return 0
