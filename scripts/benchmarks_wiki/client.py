@@ -179,12 +179,11 @@ class Client:
         """The thread rebuilt from its posts, on a deployment without /threads/{id}; the
         404 it answered stands when the feed has none of them either."""
         try:
-            posts = list(self.activity(thread_id=thread_id))
+            posts = list(self.activity(thread_id=thread_id))[::-1]
         except NotFound:
             raise not_found from None
         if not posts:
             raise not_found
-        posts.reverse()
         first = posts[0]
         raw = {"thread_id": thread_id, "task_id": first.task_id,
                "title": first.body.split("\n", 1)[0][:80], "post_count": len(posts),
