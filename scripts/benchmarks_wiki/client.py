@@ -17,9 +17,8 @@ from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, sear
 from .journal import Draft
 from .publishing import Outcome, PreparedPost, new_nonce, prepared_post, publish_request
 from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    INTERVAL, LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, WAIT, check_flag, check_post_id,
-                    check_settings, check_task_id, check_text, check_thread_id, check_timestamp, check_type,
-                    origin_setting)
+                    LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag, check_post_id, check_settings,
+                    check_task_id, check_text, check_thread_id, check_timestamp, check_type, origin_setting)
 from .transport import HTTPTransport, RetryPolicy, Sender, proxy_for
 
 __all__ = ["Client", "DEFAULT_ORIGIN", "new_nonce"]
@@ -109,8 +108,6 @@ class Client:
                     rng: Optional[random.Random] = None) -> list:
         """``count`` distinct problems among the benchmark's first ``pool``, drawn uniformly."""
         check_type(rng, random.Random, "rng", "a random.Random")
-        if slug is not None:
-            check_text(slug, "the slug")
         POOL.check(pool, "pool")
         COUNT.check(count, "count")
         if count > pool:
@@ -165,31 +162,28 @@ class Client:
         """
         pages = self._each_page(f"/api/v1/threads/{check_thread_id(thread_id)}", {}, "posts")
         try:
-            first, response, raw_posts = next(pages)
+            first, response, _ = next(pages)
         except NotFound as error:
             if self._threads_route_answers:
                 raise
             return self._thread_from_activity(thread_id, error)
         self._threads_route_answers = True
-        raw_posts = list(raw_posts)
         for _, response, more in pages:
-            raw_posts.extend(more)
+            first["posts"] += more
         merged = {key: value for key, value in first.items() if key != "next_cursor"}
-        merged["posts"] = raw_posts
         posts = tuple(_is_the_one_asked(parse(Post, post, response), "thread_id", thread_id, response)
-                      for post in raw_posts)
+                      for post in merged["posts"])
         return _is_the_one_asked(parse(Thread, merged, response, posts=posts), "thread_id", thread_id, response)
 
     def _thread_from_activity(self, thread_id: str, not_found: NotFound) -> Thread:
         """The thread rebuilt from its posts, on a deployment without /threads/{id}; the
         404 it answered stands when the feed has none of them either."""
         try:
-            posts = list(self.activity(thread_id=thread_id))
+            posts = list(self.activity(thread_id=thread_id))[::-1]
         except NotFound:
             raise not_found from None
         if not posts:
             raise not_found
-        posts.reverse()
         first = posts[0]
         raw = {"thread_id": thread_id, "task_id": first.task_id,
                "title": first.body.split("\n", 1)[0][:80], "post_count": len(posts),
@@ -282,10 +276,9 @@ class Client:
         since; with ``since`` and ``seen`` (the ``mark`` of an earlier follow), where that one
         stood, polling at once. Posts whose ids are in ``exclude`` (your own) are passed over.
         """
-        check_thread_id(thread_id)
         if after is not None:
             check_post_id(after)
-        return self._follow((thread_id,), interval, timeout, max_time, since, seen, after, exclude)
+        return Follow(self, (check_thread_id(thread_id),), interval, timeout, max_time, since, seen, after, exclude)
 
     def inbox(self, thread_ids: Sequence[str], interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,
               since: Optional[str] = None, seen: Iterable[str] = (), *,
@@ -295,20 +288,7 @@ class Client:
         thread_ids = tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in thread_ids))
         if not thread_ids:
             raise fail("no_threads")
-        return self._follow(thread_ids, interval, timeout, max_time, since, seen, None, exclude)
-
-    def _follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude) -> Follow:
-        INTERVAL.check(interval, "interval")
-        for name, value in (("timeout", stop_after), ("max_time", max_time)):
-            if value is not None:
-                WAIT.check(value, name)
-        since = check_timestamp(since) if since is not None else None
-        check_type(seen, (list, tuple, set, frozenset), "seen", "post ids", optional=False)
-        for post_id in seen:
-            check_post_id(post_id)
-        if not hasattr(exclude, "__contains__") or isinstance(exclude, str):
-            raise fail("not_of_type", what="exclude", expected="post ids", type=type(exclude).__name__)
-        return Follow(self, thread_ids, interval, stop_after, max_time, since, seen, after, exclude)
+        return Follow(self, thread_ids, interval, timeout, max_time, since, seen, None, exclude)
 
     # -- plumbing --------------------------------------------------------------------------
 

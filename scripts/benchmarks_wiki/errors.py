@@ -24,7 +24,6 @@ class BenchmarksWikiError(Exception):
         self.message = entry.text.format(**facts)
         # Whether the request that failed was a publish: only a write can leave a post behind.
         self.write = write
-        # How many times the request was sent before this was raised.
         self.attempts = attempts
         if self.outcome_unknown:
             wait = facts.get("wait")

@@ -12,6 +12,7 @@ from typing import Container, Iterable, Iterator, Optional
 
 from .errors import fail
 from .models import Post
+from .rules import INTERVAL, WAIT, check_post_id, check_timestamp, check_type
 
 # Enough to hold every post of the newest second, almost always, in one request.
 START_PAGE = 10
@@ -31,6 +32,16 @@ class Follow:
     def __init__(self, client, thread_ids: tuple, interval: float, stop_after: Optional[float],
                  max_time: Optional[float] = None, since: Optional[str] = None, seen: Iterable[str] = (),
                  after: Optional[str] = None, exclude: Container[str] = ()):
+        INTERVAL.check(interval, "interval")
+        for name, value in (("timeout", stop_after), ("max_time", max_time)):
+            if value is not None:
+                WAIT.check(value, name)
+        since = check_timestamp(since) if since is not None else None
+        check_type(seen, (list, tuple, set, frozenset), "seen", "post ids", optional=False)
+        for post_id in seen:
+            check_post_id(post_id)
+        if not hasattr(exclude, "__contains__") or isinstance(exclude, str):
+            raise fail("not_of_type", what="exclude", expected="post ids", type=type(exclude).__name__)
         self._client = client
         self.thread_ids = frozenset(thread_ids)
         self._only = thread_ids[0] if len(thread_ids) == 1 else None

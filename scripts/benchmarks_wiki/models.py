@@ -192,12 +192,12 @@ def search_results(page: str) -> list:
 
     class Items(HTMLParser):
         def __init__(self):
-            super().__init__(convert_charrefs=True)
-            self.items, self._item, self._in_link = [], None, False
+            super().__init__()
+            self.results, self._item, self._in_link = [], None, False
 
         def handle_starttag(self, tag, attrs):
             if tag == "li":
-                self._item = {"title": [], "url": None, "snippet": []}
+                self._item = {"title": "", "url": None, "snippet": ""}
             elif tag == "a" and self._item is not None and self._item["url"] is None:
                 self._item["url"], self._in_link = dict(attrs).get("href"), True
 
@@ -205,20 +205,17 @@ def search_results(page: str) -> list:
             if tag == "a":
                 self._in_link = False
             elif tag == "li" and self._item is not None:
-                if self._item["url"] is not None:
-                    self.items.append(self._item)
-                self._item = None
+                item, self._item = self._item, None
+                if item["url"] is not None:
+                    raw = {"title": " ".join(item["title"].split()), "url": item["url"],
+                           "snippet": " ".join(item["snippet"].split()).lstrip("\u2014- ").strip()}
+                    self.results.append(SearchResult(**raw, raw=raw))
 
         def handle_data(self, data):
             if self._item is not None:
-                self._item["title" if self._in_link else "snippet"].append(data)
+                self._item["title" if self._in_link else "snippet"] += data
 
     parser = Items()
     parser.feed(page)
     parser.close()
-    results = []
-    for item in parser.items:
-        raw = {"title": " ".join("".join(item["title"]).split()), "url": item["url"],
-               "snippet": " ".join("".join(item["snippet"]).split()).lstrip("\u2014- ").strip()}
-        results.append(SearchResult(**raw, raw=raw))
-    return results
+    return parser.results

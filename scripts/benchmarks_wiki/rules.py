@@ -111,7 +111,6 @@ _PATTERNS = {
     "benchmark slug": (r"\A[a-z0-9][a-z0-9._-]{0,99}\Z", "gsm8k"),
     "timestamp": (r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\Z", f"{TIME_EXAMPLE} or {DATE_EXAMPLE}"),
 }
-_DATE = r"\A\d{4}-\d{2}-\d{2}\Z"
 
 
 def is_a(what: str, value) -> bool:
@@ -135,7 +134,7 @@ def check_timestamp(value: str) -> str:
     """A timestamp of the calendar, or a date, which stands for its midnight UTC."""
     import datetime  # here, since only a caller's time needs it and help imports this module
 
-    if isinstance(value, str) and re.match(_DATE, value):
+    if isinstance(value, str) and re.match(r"\A\d{4}-\d{2}-\d{2}\Z", value):
         value += "T00:00:00Z"
     check("timestamp", value)
     try:

@@ -223,27 +223,18 @@ def _kind_of_name(name: str):
 def _is_real(value: str) -> bool:
     """Not a placeholder, a reference to a variable or a template, nor a number."""
     low = value.lower()
-    return not (value[0] in "${<" or value != value.strip() or value.isdigit() or low in _PLACEHOLDER_WORDS
-                or _holds_placeholder(value, low) or "%" in value and _WINDOWS_VARIABLE.search(value))
-
-
-def _holds_placeholder(value: str, low: str) -> bool:
-    """Whether a placeholder's part is in the value in one case or capitalised: the same letters
-    in mixed case ("yOuR") are part of a random key."""
+    if (value[0] in "${<" or value != value.strip() or value.isdigit() or low in _PLACEHOLDER_WORDS
+            or "%" in value and _WINDOWS_VARIABLE.search(value)):
+        return False
+    # A placeholder's part counts in one case or capitalised: the same letters in mixed case
+    # ("yOuR") are part of a random key.
     for part in _PLACEHOLDER_PARTS:
         at = low.find(part)
         while at >= 0:
             if value[at:at + len(part)] in (part, part.upper(), part.capitalize()):
-                return True
+                return False
             at = low.find(part, at + 1)
-    return False
-
-
-def _choppy(value: str) -> bool:
-    """Whether lower-case letters come in runs of 3 or fewer on average, as in random text and
-    unlike in CamelCase names and model ids ("CloudWatchSession", "Llama-3.1-8B-Instruct")."""
-    runs = _LOWER_RUN.findall(value)
-    return bool(runs) and sum(map(len, runs)) <= 3 * len(runs)
+    return True
 
 
 def _looks_secret(value: str, kind: str) -> bool:
@@ -261,9 +252,13 @@ def _looks_secret(value: str, kind: str) -> bool:
         return False
     if used <= _HEX:
         return letters and digits and len(used) >= 8
-    # Base64 and URL-safe tokens switch case every few letters, even where - and _ cut them.
-    if mixed_case and _choppy(value):
-        return True
+    # Base64 and URL-safe tokens switch case every few letters, even where - and _ cut them:
+    # lower-case letters come in runs of 3 or fewer on average, unlike in CamelCase names and
+    # model ids ("CloudWatchSession", "Llama-3.1-8B-Instruct").
+    if mixed_case:
+        runs = _LOWER_RUN.findall(value)
+        if sum(map(len, runs)) <= 3 * len(runs):
+            return True
     # Digits scattered through a long run of letters: random, unlike "PKCS7PrivateKey" or a
     # version joined by separators.
     for run in _ALNUM_RUN.findall(value):
@@ -275,9 +270,8 @@ def _looks_secret(value: str, kind: str) -> bool:
 
 
 def _value(match):
-    groups = match.groupdict()
-    name = next(name for name in ("dq", "sq", "bare") if groups.get(name) is not None)
-    value = groups[name]
+    name = match.lastgroup  # the value's: "dq", "sq" or "bare"
+    value = match.group(name)
     if name == "bare":
         # Punctuation that ends a sentence or closes a call is not part of a bare value.
         value = value.rstrip(".,:)]}") or value
