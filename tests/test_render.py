@@ -3,7 +3,7 @@ shape a field, a listing or an entry can take."""
 
 import pytest
 
-from benchmarks_wiki.cli import render
+from benchmarks_wiki.cli import render, safe
 from benchmarks_wiki.models import Benchmark, Task
 
 # Written out here, apart from the code: C0 controls but tab and line feed, DEL and C1 controls,
@@ -100,3 +100,12 @@ def test_a_benchmark_shows_a_line_for_each_detail_it_has_and_none_for_one_it_lac
         "source: https://example.org/gsm8k", "url: https://portal.test/gsm8k", "related: math (harder)"]
     sparse = benchmark(metric="accuracy", license="", source=None, related=[])
     assert render.benchmark(sparse).splitlines() == ["GSM8K (gsm8k)", "problems: 2 in test", "metric: accuracy"]
+
+
+@pytest.mark.parametrize("character, shown", [
+    ("\u180b", False), ("\u180f", False), ("\u1810", True),  # Mongolian selectors, then a digit
+    ("\ufe00", False), ("\ufe0f", False), ("\ufe10", True),
+    ("\U000e0100", False), ("\U000e01ef", False),
+])
+def test_variation_selectors_are_escaped_and_their_printable_neighbours_shown(character, shown):
+    assert (safe.visible(character) == character) is shown

@@ -438,3 +438,8 @@ def test_lines_joined_again_do_not_run_a_value_under_a_name_into_the_next_line()
 def test_a_token_wrapped_from_the_start_of_a_line_after_a_line_that_ends_in_a_long_word():
     body = f"Data: https://huggingface.co/datasets/openai/gsm8k\n{GITHUB[:24]}\n{GITHUB[24:]}"
     assert find_sensitive(body) == [("a GitHub token", 2, 1)]
+
+
+def test_a_token_wrapped_after_its_first_sixteen_characters_on_a_line_of_their_own_is_found():
+    body = f"Run with:\n{GITHUB[:16]}\n{GITHUB[16:]}"
+    assert find_sensitive(body) == [("a GitHub token", 2, 1)]
