@@ -443,3 +443,12 @@ def test_the_old_skill_goes_whatever_it_was_and_a_link_leaves_its_target(tmp_pat
         _discard(old)
         assert not os.path.lexists(old)
     assert (target / "inner").is_dir()
+
+
+@pytest.mark.parametrize("filename, named", [("/skills/benchmarks-wiki/SKILL.md", "/skills/benchmarks-wiki/SKILL.md"),
+                                             (None, "/skills")])
+def test_a_refused_write_names_the_file_it_failed_on_else_the_place_written(filename, named):
+    with pytest.raises(SkillError) as caught:
+        with skill._writing(Path("/skills")):
+            raise OSError(28, "No space left on device", filename)
+    assert str(caught.value).startswith(f"cannot write {named}: No space left on device;")
