@@ -294,16 +294,18 @@ class Journal:
         draws = self.folder / "draws"
         # Each made at the moment its name begins with (a draw, when its file was written), so
         # that names alone sort them: a history of thousands costs a listing.
-        made = [(_stamp(os.stat(draws / name).st_mtime), draws / name) for name in _names(draws)
+        # Paths are made only for the entries yielded: a history of thousands costs its names.
+        made = [(_stamp(os.stat(draws / name).st_mtime), draws, name) for name in _names(draws)
                 if name.endswith(".json") and not name.startswith(".")]
-        made += [(name, self.folder / part / name) for part in (WAITING, SENT) for name in _names(self.folder / part)
+        made += [(name, self.folder / part, name) for part in (WAITING, SENT) for name in _names(self.folder / part)
                  if name.endswith(".json") and name.count(".") == 2]
-        made.sort(reverse=True)
-        for stamp, path in made[:limit]:
+        made.sort(key=lambda entry: (entry[0], entry[2]), reverse=True)
+        for stamp, folder, name in made[:limit]:
             # To the second: an entry made in the very second of ``since`` is on or after it.
             if since is not None and stamp[:15] < since[:19].replace("-", "").replace(":", ""):
                 return
-            yield _draw_entry(path) if path.parent == draws else _draft_entry(path, path in waiting)
+            path = folder / name
+            yield _draw_entry(path) if folder == draws else _draft_entry(path, path in waiting)
 
 
 class OwnPosts:
