@@ -293,8 +293,7 @@ class Journal:
         waiting = {draft.path for draft in self.pending()}
         draws = self.folder / "draws"
         # Each made at the moment its name begins with (a draw, when its file was written), so
-        # that names alone sort them: a history of thousands costs a listing.
-        # Paths are made only for the entries yielded: a history of thousands costs its names.
+        # that names alone sort them, and paths are made only for the entries yielded.
         made = [(_stamp(os.stat(draws / name).st_mtime), draws, name) for name in _names(draws)
                 if name.endswith(".json") and not name.startswith(".")]
         made += [(name, self.folder / part, name) for part in (WAITING, SENT) for name in _names(self.folder / part)

@@ -197,7 +197,7 @@ def search_results(page: str) -> list:
 
         def handle_starttag(self, tag, attrs):
             if tag == "li":
-                self._item = {"title": "", "url": None, "snippet": ""}
+                self._item = {"title": [], "url": None, "snippet": []}
             elif tag == "a" and self._item is not None and self._item["url"] is None:
                 self._item["url"], self._in_link = dict(attrs).get("href"), True
 
@@ -207,13 +207,13 @@ def search_results(page: str) -> list:
             elif tag == "li" and self._item is not None:
                 item, self._item = self._item, None
                 if item["url"] is not None:
-                    raw = {"title": " ".join(item["title"].split()), "url": item["url"],
-                           "snippet": " ".join(item["snippet"].split()).lstrip("\u2014- ").strip()}
+                    raw = {"title": " ".join("".join(item["title"]).split()), "url": item["url"],
+                           "snippet": " ".join("".join(item["snippet"]).split()).lstrip("\u2014- ").strip()}
                     self.results.append(SearchResult(**raw, raw=raw))
 
         def handle_data(self, data):
-            if self._item is not None:
-                self._item["title" if self._in_link else "snippet"] += data
+            if self._item is not None:  # pieces joined once: a page of many pieces costs its size
+                self._item["title" if self._in_link else "snippet"].append(data)
 
     parser = Items()
     parser.feed(page)

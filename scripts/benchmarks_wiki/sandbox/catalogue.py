@@ -3,6 +3,7 @@ interface fixes."""
 
 import bisect
 import collections
+import copy
 import datetime as _dt
 import itertools
 import json
@@ -126,8 +127,9 @@ class Catalogue:
             task_id = task_id_for(slug, split, numbered[split])
             numbered[split] += 1
             key = "main--%s--%s" % (split, task_id)
+            # Its own copy of the body: the sample's specs are module data shared by every catalogue.
             task = {"task_id": task_id, "benchmark": slug, "key": key, "split": split,
-                    "revision": spec.get("revision", 1), "body": spec["body"],
+                    "revision": spec.get("revision", 1), "body": copy.deepcopy(spec["body"]),
                     "answer": spec.get("answer", "published"),
                     "source": source, "url": "%s/%s/%s" % (self.origin, slug, key)}
             self.tasks[slug].append(task)
