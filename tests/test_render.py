@@ -45,6 +45,8 @@ def test_a_tab_and_a_line_break_stay_in_text_but_not_on_a_line():
 
 def test_each_shape_of_a_field():
     assert render.field_value(["first", 2, 2.5]) == "  - first\n  - 2\n  - 2.5"
+    assert render.field_value(["15 m", "45 m"], "choices") == "  A. 15 m\n  B. 45 m"
+    assert render.field_value(list(range(27)), "choices").startswith("  - 0\n")
     assert render.field_value(["first", {"x": 1}]) == '  ["first",{"x":1}]'
     assert render.field_value({"x": [1]}) == '  {"x":[1]}'
     assert render.field_value(7) == "  7" and render.field_value("text\n") == "  text"

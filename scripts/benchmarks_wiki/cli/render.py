@@ -29,11 +29,13 @@ def as_json(raw) -> str:
     return json.dumps(raw, ensure_ascii=True, separators=(",", ":"))
 
 
-def field_value(value) -> str:
+def field_value(value, name: str = "") -> str:
     if isinstance(value, str):
         return portal_text(value.rstrip("\n"))
     if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
-        return "\n".join(f"  - {text(str(item))}" for item in value)
+        # Multiple-choice answers are given by letter, as the benchmarks that have them grade.
+        marks = [f"{chr(65 + at)}." for at in range(len(value))] if name == "choices" and len(value) <= 26 else None
+        return "\n".join(f"  {marks[at] if marks else '-'} {text(str(item))}" for at, item in enumerate(value))
     if isinstance(value, (int, float)):
         return f"  {value}"
     return portal_text(as_json(value))
@@ -45,7 +47,7 @@ def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str
     parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}",
              f"revision: {line(task.revision if task.revision is not None else 'not given')}", ""]
     for name, value in task.fields.items():
-        parts += [f"[{line(name)}]", field_value(value), ""]
+        parts += [f"[{line(name)}]", field_value(value, name), ""]
     parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", ""]
     if preview:
         parts += ["When you have a result, preview the post (nothing is sent):",
