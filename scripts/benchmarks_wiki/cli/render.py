@@ -50,7 +50,11 @@ def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str
         parts += [f"[{line(name)}]", field_value(value, name), ""]
     parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", ""]
     if preview:
-        parts += ["When you have a result, preview the post (nothing is sent):",
+        # The notes' Setup line names the problem exactly as drawn, so it is copied, not composed.
+        parts += [f"When you have a result, write {notes}; its Setup line begins",
+                  f"  Setup: {line(task.benchmark)}, task {line(task.task_id)}, revision "
+                  f"{line(task.revision if task.revision is not None else 'not given')};",
+                  "then preview the post (nothing is sent):",
                   f"  {post_command} {FLAGS['task_id']} {shell_word(task.task_id)} {FLAGS['body_file']} {notes} "
                   f"{FLAGS['preview']}"]
     else:
