@@ -15,6 +15,7 @@ how an answer is sent, and combine (half the body, dripped).
 
 import collections
 import copy
+import datetime
 import gzip
 import itertools
 import json
@@ -24,7 +25,7 @@ import zlib
 from urllib.parse import parse_qsl, urlencode
 
 from benchmarks_wiki import sandbox
-from benchmarks_wiki.sandbox.routes import JSON_TYPE, Reply, error_reply
+from benchmarks_wiki.sandbox.routes import JSON_TYPE, Refusal, Reply, error_reply
 from benchmarks_wiki.sandbox.server import phrase
 
 PUBLISH = "/api/v1/publish"
@@ -64,8 +65,25 @@ class Portal(sandbox.Portal):
         self._faults = {name: collections.deque() for name in FAULT_NAMES}
         self._faults_lock = threading.RLock()
         self._endless_pages = itertools.count(1)
+        # An older deployment, without /threads/{id}.
+        self.legacy = False
+
+    def _thread(self, thread_id, params):
+        if self.legacy:
+            raise Refusal(404, "not_found", "no thread %s" % thread_id)
+        return super()._thread(thread_id, params)
 
     # -- the switches
+
+    def forget_nonces(self):
+        """Forget every kept nonce, as if 24 hours had passed."""
+        with self._lock:
+            self._nonces.clear()
+
+    def invalidate_cursors(self):
+        """Make every cursor handed out so far stale (400 ``invalid_cursor``)."""
+        with self._lock:
+            self._cursors.clear()
 
     def clear_faults(self):
         """Disarm every pending fault switch."""
@@ -259,6 +277,33 @@ class Portal(sandbox.Portal):
             piece = chunk if size < 0 else chunk[:size - sent]
             yield piece
             sent += len(piece)
+
+
+def large_catalogue(benchmarks=120, tasks=10000, thread_posts=10000):
+    """A catalogue to page through: ``big`` with ``tasks`` problems and a thread of
+    ``thread_posts`` posts, then ``bench-NNN`` up to ``benchmarks`` in all (every fourth
+    introduction-only, the others with 3 problems)."""
+    cat = sandbox.Catalogue()
+    cat.add_benchmark(
+        "big", "Big", metric="exact-match accuracy", license="CC-BY-4.0",
+        description="A synthetic benchmark with many problems, for paging.",
+        tasks=[{"split": "test", "body": {"question": "Problem %d: what is %d + %d?" % (i, i, 2 * i + 1)}}
+               for i in range(tasks)])
+    for n in range(1, benchmarks):
+        slug = "bench-%03d" % n
+        questions = ["%s question %d" % (slug, i) for i in range(3)] if n % 4 else []
+        cat.add_benchmark(slug, "Bench %03d" % n, metric="accuracy", license="MIT",
+                          description="Synthetic benchmark number %d." % n,
+                          tasks=[{"split": "test", "body": {"question": q}} for q in questions])
+    if thread_posts and tasks:
+        start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+        first = cat.add_post("Opening post of a long thread.", task_id=cat.first_task("big")["task_id"],
+                             agent_name="load-bot", created_at=start)
+        # Fixed-width numbers keep every post the same size wherever it sits.
+        for i in range(1, thread_posts):
+            cat.add_post("Post %06d of the long thread." % i, thread_id=first["thread_id"],
+                         agent_name="load-bot", created_at=start + datetime.timedelta(seconds=30 * i))
+    return cat
 
 
 def proxy_page(status):

@@ -34,7 +34,8 @@ sys.path[:0] = [ROOT, SCRIPTS]
 
 from benchmarks_wiki import Client  # noqa: E402
 from tests.certs import CA_FILE  # noqa: E402
-from benchmarks_wiki.sandbox import Catalogue, Portal  # noqa: E402
+from benchmarks_wiki.sandbox import Portal  # noqa: E402
+from tests.faults import large_catalogue  # noqa: E402
 
 try:
     import requests
@@ -352,7 +353,7 @@ def start_up(report, repeat, env):
 def follow_polls(report):
     costs = {}
     for posts in (10, 1000, 10000):
-        with Portal(Catalogue.large(benchmarks=2, tasks=5, thread_posts=posts)) as portal:
+        with Portal(large_catalogue(benchmarks=2, tasks=5, thread_posts=posts)) as portal:
             thread_id = next(iter(portal.catalogue.threads))
             fake = FakeTime()
             with Client(portal.origin, ssl_context=TLS, clock=fake.clock, sleep=fake.sleep) as client:
@@ -595,7 +596,7 @@ def main():
     if args.repeat < 1 or args.rtt < 0:
         parser.error("--repeat must be at least 1 and --rtt at least 0")
     report = Report()
-    with tempfile.TemporaryDirectory() as scratch, Portal(Catalogue.large()) as portal:
+    with tempfile.TemporaryDirectory() as scratch, Portal(large_catalogue()) as portal:
         env = script_env(portal.origin, scratch)
         steps = [("paging", lambda: paging(report, portal, args.repeat)),
                  ("latency", lambda: latency(report, portal, args.repeat, args.rtt)),

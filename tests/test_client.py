@@ -7,6 +7,7 @@ from benchmarks_wiki.errors import NotFound, NothingToDraw
 from benchmarks_wiki import (ApiError, Benchmark, BenchmarksWikiError, Client, Draft, Journal, MockTransport, Post,
                              Published, RetryPolicy, Task, Thread, TransportError, ValidationError, new_nonce)
 from benchmarks_wiki.sandbox import Catalogue
+from tests import faults
 from tests.faults import Portal
 
 
@@ -59,7 +60,7 @@ def test_tasks_of_a_split(client):
 
 
 def test_tasks_follow_next_cursor_on_one_connection(tls):
-    with Portal(Catalogue.large(benchmarks=3, tasks=1000, thread_posts=10)).start() as portal:
+    with Portal(faults.large_catalogue(benchmarks=3, tasks=1000, thread_posts=10)).start() as portal:
         with Client(portal.origin, ssl_context=tls) as client:
             slug = max(client.benchmarks(), key=lambda bench: bench.problem_count).slug
         portal.reset_counters()
@@ -267,7 +268,7 @@ def test_threads_and_thread(client):
 
 
 def test_thread_merges_every_page_of_posts(tls):
-    with Portal(Catalogue.large(benchmarks=2, tasks=10, thread_posts=250)).start() as portal:
+    with Portal(faults.large_catalogue(benchmarks=2, tasks=10, thread_posts=250)).start() as portal:
         with Client(portal.origin, ssl_context=tls) as client:
             thread_id = next(client.threads()).thread_id
             thread = client.thread(thread_id)

@@ -9,6 +9,7 @@ from benchmarks_wiki import ApiError, Client, TransportError
 from benchmarks_wiki import transport
 from tests.conftest import script_env, wait_for
 from benchmarks_wiki.sandbox import Catalogue
+from tests import faults
 from tests.faults import Portal
 from tests.proxy import Proxy
 
@@ -48,7 +49,7 @@ def test_a_connection_the_server_dropped_while_idle_is_reopened(portal, strict, 
 
 
 def test_paging_and_following_survive_resets_between_requests(tls, fake_time):
-    with Portal(Catalogue.large(benchmarks=2, tasks=250, thread_posts=3)).start() as portal:
+    with Portal(faults.large_catalogue(benchmarks=2, tasks=250, thread_posts=3)).start() as portal:
         with Client(portal.origin, ssl_context=tls, retries=0, clock=fake_time.clock,
                     sleep=fake_time.sleep) as strict:
             slug = next(bench.slug for bench in strict.benchmarks() if bench.problem_count == 250)

@@ -4,6 +4,7 @@ import pytest
 
 from benchmarks_wiki import ApiError, Client, ValidationError
 from benchmarks_wiki.sandbox import Catalogue
+from tests import faults
 from tests.faults import Portal
 from benchmarks_wiki.transport import MockTransport, Response
 
@@ -68,7 +69,7 @@ def test_follow_on_an_unknown_thread_is_not_found(client, fake_time):
 def test_an_idle_poll_costs_no_more_on_a_long_thread(tls, fake_time):
     costs = {}
     for posts in (10, 10000):
-        with Portal(Catalogue.large(benchmarks=2, tasks=5, thread_posts=posts)).start() as portal:
+        with Portal(faults.large_catalogue(benchmarks=2, tasks=5, thread_posts=posts)).start() as portal:
             with Client(portal.origin, ssl_context=tls, clock=fake_time.clock,
                         sleep=fake_time.sleep) as client:
                 thread_id = next(client.threads()).thread_id

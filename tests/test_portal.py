@@ -24,6 +24,7 @@ from benchmarks_wiki.sandbox import (SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS, SA
                                      SAMPLE_THREAD_ID, Catalogue, format_time, parse_time, serve,
                                      task_id_for)
 from tests.conftest import ROOT, interruptible, script_env, wait_for
+from tests import faults
 from tests.faults import Portal
 from tests.proxy import Proxy
 
@@ -249,9 +250,9 @@ def test_paging_follows_next_cursor_to_the_end(portal, client):
 
 def test_large_catalogue_builds_fast_and_pages():
     started = time.perf_counter()
-    Catalogue.large()
+    faults.large_catalogue()
     assert time.perf_counter() - started < 3
-    with Portal(Catalogue.large(benchmarks=12, tasks=250, thread_posts=230)) as big:
+    with Portal(faults.large_catalogue(benchmarks=12, tasks=250, thread_posts=230)) as big:
         c = Client(big)
         benches, _ = c.follow("/api/v1/benchmarks", {"limit": 5})
         assert len(benches) == 12
@@ -901,9 +902,8 @@ def test_standalone_serves_until_interrupted():
 
 def test_the_sandbox_command_shows_the_sandbox_defaults():
     from benchmarks_wiki.cli.table import BY_NAME, destination
-    from benchmarks_wiki.sandbox import catalogue, server as serving
+    from benchmarks_wiki.sandbox import server as serving
 
     options = {destination(argument): argument.options for argument in BY_NAME["sandbox"].arguments}
     shown = tuple(options[name]["default"] for name in ("port", "host", "reply_after"))
     assert shown == (serving.DEFAULT_PORT, serving.DEFAULT_HOST, serving.DEFAULT_REPLY_AFTER)
-    assert f"{catalogue.LARGE_BENCHMARKS} benchmarks, {catalogue.LARGE_TASKS:,} problems" in options["large"]["help"]

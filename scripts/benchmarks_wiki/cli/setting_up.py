@@ -242,8 +242,7 @@ def run_install(ctx: Context, args) -> None:
 def run_sandbox(ctx: Context, args) -> int:
     from ..sandbox import serve  # here: only this command pays for the sandbox
 
-    return serve(port=args.port, host=args.host, large=args.large, legacy=args.legacy, replies=args.replies,
-                 reply_after=args.reply_after)
+    return serve(port=args.port, host=args.host, replies=args.replies, reply_after=args.reply_after)
 
 
 # -- completion -----------------------------------------------------------------------------

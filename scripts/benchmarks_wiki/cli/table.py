@@ -254,9 +254,7 @@ COMMANDS = (
              arg("--host", default="127.0.0.1", help="the address to listen on and certify"),
              arg("--replies", action="store_true", help="answer each post as another agent would"),
              arg("--reply-after", type=float, default=3.0, metavar="S",
-                 help="with --replies: seconds before the answer"),
-             arg("--large", action="store_true", help="serve a large catalogue: 120 benchmarks, 10,000 problems"),
-             arg("--legacy", action="store_true", help="act as an older deployment, without /threads/{id}")),
+                 help="with --replies: seconds before the answer")),
             "--replies", "that it is a sandbox, its origin and its throwaway CA file, the two export lines a "
             "shell needs to use it, and how to stop it"),
     Command("completion", SETUP, f"a shell completion script for {NAME}", "setting_up.run_completion",

@@ -18,10 +18,6 @@ PUBLIC_ORIGIN = "https://benchmarks.wiki"
 # same ids and tests may hard-code them.
 TASK_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://benchmarks.wiki/tasks")
 TITLE_CHARS = 80
-# The size of the large catalogue, unless asked otherwise.
-LARGE_BENCHMARKS = 120
-LARGE_TASKS = 10000
-LARGE_THREAD_POSTS = 10000
 UTC = _dt.timezone.utc
 
 _TIME_RE = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
@@ -244,33 +240,6 @@ class Catalogue:
             cat.add_post(reply_to=opening["post_id"], post_id=post_ids[1], **posts[1])
             for post_id, post in zip(post_ids[2:], posts[2:]):
                 cat.add_post(thread_id=thread_id, post_id=post_id, **post)
-        return cat
-
-    @classmethod
-    def large(cls, benchmarks=LARGE_BENCHMARKS, tasks=LARGE_TASKS, thread_posts=LARGE_THREAD_POSTS):
-        """A catalogue to page through: ``big`` with ``tasks`` problems and a thread of
-        ``thread_posts`` posts, then ``bench-NNN`` up to ``benchmarks`` in all (every fourth
-        introduction-only, the others with 3 problems)."""
-        cat = cls()
-        cat.add_benchmark(
-            "big", "Big", metric="exact-match accuracy", license="CC-BY-4.0",
-            description="A synthetic benchmark with many problems, for paging.",
-            tasks=[{"split": "test", "body": {"question": "Problem %d: what is %d + %d?" % (i, i, 2 * i + 1)}}
-                   for i in range(tasks)])
-        for n in range(1, benchmarks):
-            slug = "bench-%03d" % n
-            questions = ["%s question %d" % (slug, i) for i in range(3)] if n % 4 else []
-            cat.add_benchmark(slug, "Bench %03d" % n, metric="accuracy", license="MIT",
-                              description="Synthetic benchmark number %d." % n,
-                              tasks=[{"split": "test", "body": {"question": q}} for q in questions])
-        if thread_posts and tasks:
-            start = _dt.datetime(2026, 1, 1, tzinfo=UTC)
-            first = cat.add_post("Opening post of a long thread.", task_id=cat.first_task("big")["task_id"],
-                                 agent_name="load-bot", created_at=start)
-            # Fixed-width numbers keep every post the same size wherever it sits.
-            for i in range(1, thread_posts):
-                cat.add_post("Post %06d of the long thread." % i, thread_id=first["thread_id"],
-                             agent_name="load-bot", created_at=start + _dt.timedelta(seconds=30 * i))
         return cat
 
 

@@ -102,16 +102,6 @@ class Routes:
         self._cursors = collections.OrderedDict()
         self._catalog_doc = None
 
-    def forget_nonces(self):
-        """Forget every kept nonce, as if 24 hours had passed."""
-        with self._lock:
-            self._nonces.clear()
-
-    def invalidate_cursors(self):
-        """Make every cursor handed out so far stale (400 ``invalid_cursor``)."""
-        with self._lock:
-            self._cursors.clear()
-
     def _keep_published(self, post_id):
         # Under the lock.
         self._published_ids.append(post_id)
@@ -265,7 +255,7 @@ class Routes:
 
     def _thread(self, thread_id, params):
         cat = self.catalogue
-        _found(None if self.legacy else cat.threads.get(thread_id), "thread", thread_id)
+        _found(cat.threads.get(thread_id), "thread", thread_id)
         entries = [((created, seq), cat.posts[pid]) for created, seq, pid in cat.thread_order[thread_id]]
         return self._listing("thread/%s" % thread_id, params, entries, name="posts", head=cat.threads[thread_id])
 

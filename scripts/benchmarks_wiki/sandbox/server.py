@@ -48,10 +48,9 @@ class Portal(Routes):
     # sets this once, so that one CA, made once, serves them all.
     default_certificates = None
 
-    def __init__(self, catalogue=None, legacy=False, certificates=None, *, replies=False,
+    def __init__(self, catalogue=None, certificates=None, *, replies=False,
                  reply_after=DEFAULT_REPLY_AFTER, max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
-        self.legacy = legacy
         self.certificates = certificates
         self._own_certificates = None
         # When set, every request counts as coming from this address, as replays see it.
@@ -389,7 +388,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             pass
 
 
-def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, replies=False,
+def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, replies=False,
           reply_after=DEFAULT_REPLY_AFTER, out=None, stop=None):
     """Serve a portal for a person on ``host``:``port`` (0: any free port), with the
     sandbox command's options, until Ctrl-C, SIGTERM or ``stop`` is set, and return 0; or
@@ -398,8 +397,7 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
     out = sys.stdout if out is None else out
     stop = threading.Event() if stop is None else stop
     # Its own CA always, even in a process whose tests set Portal.default_certificates.
-    portal = Portal(Catalogue.large() if large else Catalogue.sample(), legacy=legacy,
-                    certificates="own", replies=replies, reply_after=reply_after)
+    portal = Portal(Catalogue.sample(), certificates="own", replies=replies, reply_after=reply_after)
     try:
         portal.start(port=port, host=host)
     except (OSError, OverflowError) as error:  # OverflowError: a port past 65535
@@ -410,8 +408,8 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, large=False, legacy=False, repli
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
     try:
-        lines = ["benchmarks-wiki sandbox (%s catalogue): a local stand-in for the portal; nothing "
-                 "posted here is public." % ("large" if large else "sample"),
+        lines = ["benchmarks-wiki sandbox (sample catalogue): a local stand-in for the portal; nothing "
+                 "posted here is public.",
                  "Origin: %s" % portal.origin]
         if replies:
             lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
