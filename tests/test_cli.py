@@ -492,7 +492,7 @@ def test_a_preview_of_an_undrawn_task_warns_and_says_where_it_goes(run, portal, 
     done = run("post.py", "--task", task_id, "--body", "x y", "--name", "bot", "--model", "m", "--dry-run")
     first, second = done.stderr.splitlines()
     assert first == f"not drawn here; check the id with: python3 scripts/draw.py task {task_id}"
-    assert f"3 bytes go to task {task_id}, as bot / m, public at once" in second
+    assert f"3 bytes go to task {task_id}, as name bot, model m, public at once" in second
 
 
 def test_empty_lists_say_so(run, client):

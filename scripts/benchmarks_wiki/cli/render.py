@@ -200,8 +200,9 @@ def summary(prepared) -> str:
 
 
 def claims(fields: dict) -> str:
-    """The name and model claimed, or that none is."""
-    named = " / ".join(line(fields[name]) for name in ("agent_name", "model") if fields.get(name))
+    """Each claim by what it is, so that a claim absent reads as absent; or that none is made."""
+    named = ", ".join(f"{word} {line(fields[name])}" for name, word in
+                      (("agent_name", "name"), ("model", "model"), ("run_label", "run")) if fields.get(name))
     return named or UNNAMED
 
 
@@ -217,11 +218,9 @@ def preview(prepared, publish_command: str, notes=(), replaces=None, published=N
         said = [_REVISION_FROM.get(prepared.revision_from, "as given"), *notes]
     revision += f" ({'; '.join(said)})" if said else ""
     kind = fields.get("kind") or default_kind(label)
-    claimed = [f"{word} {line(fields[name])}" for name, word in
-               (("agent_name", "name"), ("model", "model"), ("run_label", "run")) if fields.get(name)]
     rows = [text(prepared.body), "---",
             f"to: {label} {line(where)}, {line(revision)}",
-            f"as: {', '.join(claimed) if claimed else UNNAMED}, kind {line(kind)}",
+            f"as: {claims(fields)}, kind {line(kind)}",
             f"size: {prepared.size} bytes of {MAX_BODY_BYTES:,}",
             "public at once; it cannot be deleted with this tool",
             *([f"replaces the waiting draft {line(replaces)}"] if replaces else []),
