@@ -207,3 +207,10 @@ def test_every_flag_a_message_names_is_a_flag_of_the_command_line():
     words += [*NOTES.values(), *POST_ADVICE.values(), *USAGE.values(), *ADVICE.values()]
     named = {flag for text in words for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", text)}
     assert named - known == set()
+
+
+def test_text_that_cannot_be_sent_as_utf8_names_the_character_counting_from_one():
+    from benchmarks_wiki.rules import check_text
+
+    with pytest.raises(ValidationError, match=r"the body is not valid UTF-8 \(character 3\)"):
+        check_text("ab\udc80c", "the body")
