@@ -342,7 +342,7 @@ def _folded_copies(text: str) -> list:
     over three lines or more once more without their first line, which may end in a word of
     its own; a value under a name would run on into the next line there, so only the findings
     that need no name count."""
-    if text.isascii() and not ("%" in text and _PERCENT.search(text)) and not _MAY_WRAP.search(text):
+    if text.isascii() and not _PERCENT.search(text) and not _MAY_WRAP.search(text):
         return []
     lines, start = [], 0
     for line in text.split("\n"):
