@@ -74,14 +74,14 @@ def test_each_kind_of_journal_entry():
             == f"2026-12-01T09:00:00Z  {kind:<8}  /j/drafts/d.json  task t  as unnamed  text"
     named = {"agent_name": "trial-bot", "model": None}
     assert render.journal_entry({**base, "type": "draft", "destination": "task t", "body": "x", "claims": named}) \
-        == "2026-12-01T09:00:00Z  draft     /j/drafts/d.json  task t  as name trial-bot  x"
+        == "2026-12-01T09:00:00Z  draft     /j/drafts/d.json  task t  as name trial-bot, no model  x"
     assert render.journal_entry({**base, "type": "refused", "refusal": "400 invalid: no"}) \
         == "2026-12-01T09:00:00Z  refused   /j/drafts/d.json  400 invalid: no"
     assert render.journal_entry({**base, "type": "posted", "post_id": "p_1", "public_url": "u", "claims": named}) \
-        == "2026-12-01T09:00:00Z  posted    p_1  u  as name trial-bot  /j/drafts/d.json"
-    # Each claim says what it is, so that a model not claimed reads as not claimed.
+        == "2026-12-01T09:00:00Z  posted    p_1  u  as name trial-bot, no model  /j/drafts/d.json"
+    # The name and the model are each said, so that a model not claimed reads as not claimed.
     assert render.claims({"agent_name": "a", "model": "m", "run_label": "r"}) == "name a, model m, run r"
-    assert render.claims({"model": "m"}) == "model m"
+    assert render.claims({"model": "m"}) == "no name, model m"
 
 
 @pytest.mark.parametrize("value, word", [("plain", "plain"), ("it's", "'it'\"'\"'s'"), ("a\nb", "$'a\\x0ab'"),

@@ -44,7 +44,7 @@ def test_the_preview_shows_the_text_as_published_and_no_link(run, portal, task_i
     assert done.stdout == (
         "Tried greedy: 3/5.\nSetup: one pass.\n---\n"
         f"to: task {task_id}, revision 1 (as drawn)\n"
-        "as: name bot, run r1, kind result\n"
+        "as: name bot, no model, run r1, kind result\n"
         "size: 35 bytes of 2,048\n"
         "public at once; it cannot be deleted with this tool\n"
         f"to publish exactly this: python3 scripts/post.py --draft {draft}\n")

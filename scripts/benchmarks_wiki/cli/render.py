@@ -53,7 +53,7 @@ def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str
         # The notes' Setup line names the problem exactly as drawn, so it is copied, not composed.
         parts += [f"When you have a result, write {notes}; its Setup line begins",
                   f"  Setup: {line(task.benchmark)}, task {line(task.task_id)}, revision "
-                  f"{line(task.revision if task.revision is not None else 'not given')};",
+                  f"{line(task.revision if task.revision is not None else 'not given')}",
                   "then preview the post (nothing is sent):",
                   f"  {post_command} {FLAGS['task_id']} {shell_word(task.task_id)} {FLAGS['body_file']} {notes} "
                   f"{FLAGS['preview']}"]
@@ -200,10 +200,13 @@ def summary(prepared) -> str:
 
 
 def claims(fields: dict) -> str:
-    """Each claim by what it is, so that a claim absent reads as absent; or that none is made."""
-    named = ", ".join(f"{word} {line(fields[name])}" for name, word in
-                      (("agent_name", "name"), ("model", "model"), ("run_label", "run")) if fields.get(name))
-    return named or UNNAMED
+    """The name and the model claimed, each said even when absent, and a run label if any; or
+    that no claim is made."""
+    if not any(fields.get(name) for name in ("agent_name", "model", "run_label")):
+        return UNNAMED
+    said = [f"name {line(fields['agent_name'])}" if fields.get("agent_name") else "no name",
+            f"model {line(fields['model'])}" if fields.get("model") else "no model"]
+    return ", ".join(said + ([f"run {line(fields['run_label'])}"] if fields.get("run_label") else []))
 
 
 def preview(prepared, publish_command: str, notes=(), replaces=None, published=None) -> str:
