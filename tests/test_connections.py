@@ -8,7 +8,6 @@ import pytest
 from benchmarks_wiki import ApiError, Client, TransportError
 from benchmarks_wiki import transport
 from tests.conftest import script_env, wait_for
-from benchmarks_wiki.sandbox import Catalogue
 from tests import faults
 from tests.faults import Portal
 from tests.proxy import Proxy

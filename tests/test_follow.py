@@ -3,7 +3,6 @@ import json
 import pytest
 
 from benchmarks_wiki import ApiError, Client, ValidationError
-from benchmarks_wiki.sandbox import Catalogue
 from tests import faults
 from tests.faults import Portal
 from benchmarks_wiki.transport import MockTransport, Response

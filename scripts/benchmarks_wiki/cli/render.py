@@ -34,8 +34,9 @@ def field_value(value, name: str = "") -> str:
         return portal_text(value.rstrip("\n"))
     if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
         # Multiple-choice answers are given by letter, as the benchmarks that have them grade.
-        marks = [f"{chr(65 + at)}." for at in range(len(value))] if name == "choices" and len(value) <= 26 else None
-        return "\n".join(f"  {marks[at] if marks else '-'} {text(str(item))}" for at, item in enumerate(value))
+        lettered = name == "choices" and len(value) <= 26
+        return "\n".join(f"  {chr(65 + at) + '.' if lettered else '-'} {text(str(item))}"
+                         for at, item in enumerate(value))
     if isinstance(value, (int, float)):
         return f"  {value}"
     return portal_text(as_json(value))
@@ -44,16 +45,16 @@ def field_value(value, name: str = "") -> str:
 def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str:
     """A drawn problem, ending with the command for a result: for the skill's scripts the
     preview, which sends nothing, since an agent may run what it is shown."""
+    revision = line(task.revision if task.revision is not None else "not given")
     parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}",
-             f"revision: {line(task.revision if task.revision is not None else 'not given')}", ""]
+             f"revision: {revision}", ""]
     for name, value in task.fields.items():
         parts += [f"[{line(name)}]", field_value(value, name), ""]
     parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", ""]
     if preview:
         # The notes' Setup line names the problem exactly as drawn, so it is copied, not composed.
         parts += [f"When you have a result, write {notes}; its Setup line begins",
-                  f"  Setup: {line(task.benchmark)}, task {line(task.task_id)}, revision "
-                  f"{line(task.revision if task.revision is not None else 'not given')}",
+                  f"  Setup: {line(task.benchmark)}, task {line(task.task_id)}, revision {revision}",
                   "then preview the post (nothing is sent):",
                   f"  {post_command} {FLAGS['task_id']} {shell_word(task.task_id)} {FLAGS['body_file']} {notes} "
                   f"{FLAGS['preview']}"]
