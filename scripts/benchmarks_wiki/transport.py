@@ -1,15 +1,6 @@
-"""The only module that talks to the network.
-
-It owns the origin rule, the headers, the size limits, HTTPS for writes, redirects, the
-retry policy, timeouts, compression and connection reuse, so that every request the client
-makes obeys them all. A request is built first, as a :class:`Request` that says exactly what
-will be sent, and sent later, as many times as the policy allows, unchanged.
-
-Two layers: a :class:`Sender` applies the rules and the :class:`RetryPolicy` to every
-request, and hands each attempt to a transport, which makes one exchange:
-:class:`HTTPTransport` over the network (connections, proxies, TLS, keep-alive, timeouts),
-or :class:`MockTransport`, which answers from a function, for tests.
-"""
+"""The only module that talks to the network: a :class:`Sender` applies every rule and the
+retry policy to each request, and a transport (:class:`HTTPTransport` or, for tests,
+:class:`MockTransport`) makes each exchange."""
 
 from __future__ import annotations
 
@@ -91,8 +82,7 @@ def parse_origin(text: str) -> Origin:
 
 @dataclass(frozen=True)
 class Request:
-    """One GET, exactly as it will be sent: its origin, path and parameters, in order, and
-    (once it is being sent) its headers."""
+    """One GET, exactly as it will be sent, its parameters in order."""
 
     origin: str
     path: str
@@ -117,8 +107,7 @@ class Request:
 
     @classmethod
     def from_record(cls, record: dict) -> "Request":
-        """The request kept by :meth:`as_record`; ValueError (or KeyError, TypeError) for
-        a record that is not one."""
+        """The request kept by :meth:`as_record`; ValueError, KeyError or TypeError if it is not one."""
         params = record["params"]
         if not (isinstance(params, list) and all(isinstance(pair, list) and len(pair) == 2 and
                                                  all(isinstance(part, str) for part in pair)
@@ -180,11 +169,8 @@ class Response:
 
 
 class NetworkFailure(Exception):
-    """An exchange that failed on the network, raised by a transport for the retry policy
-    to judge. ``phase`` is where it failed: "connect" or "send" (the portal cannot have
-    acted on it), "wait" (sent, and no byte of an answer came) or "read" (the answer was
-    cut off). ``stale`` marks a kept-alive connection found closed on use, before an answer;
-    ``speaks`` names the scheme the port speaks when it is not the one asked ("https" or "http")."""
+    """An exchange that failed on the network. ``phase`` is "connect" or "send" (the portal
+    cannot have acted on it), "wait" (sent, no answer came) or "read" (the answer was cut off)."""
 
     def __init__(self, cause: BaseException, phase: str, where: str = "", stale: bool = False,
                  speaks: Optional[str] = None):
@@ -206,15 +192,9 @@ FINAL_FAILURES = frozenset({"untrusted_certificate", "host_not_found", "proxy_re
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """When to send the identical request again, and how long to wait before it.
-
-    Each failure is judged by what it is before anything is said of it: a network failure
-    that sending again can mend (a connection refused or cut, a timeout in any phase: a read
-    is safe to repeat, and a publish carries its nonce) and the statuses below are retried up
-    to ``retries`` times; each wait is a random share of a ceiling that doubles from
-    ``first_backoff`` up to ``max_backoff`` (full jitter), or what the portal's Retry-After
-    asks, unless it asks for more than ``max_retry_after``.
-    """
+    """When to send the identical request again, and how long to wait before it (full jitter,
+    or the portal's Retry-After up to ``max_retry_after``). A timeout is retried too: a read is
+    safe to repeat, and a publish carries its nonce."""
 
     retries: int = DEFAULT_RETRIES
     first_backoff: float = 0.5
@@ -238,8 +218,7 @@ class RetryPolicy:
 
     @staticmethod
     def classify(failure: "NetworkFailure") -> str:
-        """What a network failure is, by its cause and phase: the reason of the error that
-        reports it, if it is the last."""
+        """The reason of the error that reports a network failure."""
         cause = failure.cause
         if failure.speaks:
             return "wrong_scheme"
@@ -267,8 +246,7 @@ class RetryPolicy:
 
 
 class HTTPTransport:
-    """Exchanges over the network: one kept-alive connection per origin, through the
-    environment's proxy, with TLS verified by the default context (or the one given)."""
+    """Exchanges over the network: one kept-alive connection per origin, through the environment's proxy."""
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, ssl_context: Optional[ssl.SSLContext] = None):
         TIMEOUT.check(timeout, "timeout")
@@ -278,10 +256,7 @@ class HTTPTransport:
         self._connections: dict = {}
 
     def handle(self, request: Request) -> Response:
-        """One request and its whole answer, all of it within the timeout, on the kept-alive
-        connection unless the server dropped it. NetworkFailure when it fails on the network
-        says in which phase, so that a kept-alive connection found dead can be told from a
-        request whose answer was lost."""
+        """One request and its whole answer, all of it within the timeout."""
         deadline = time.monotonic() + self.timeout
         url = request.url
         target = parse_origin(request.origin)
@@ -318,11 +293,9 @@ class HTTPTransport:
         return Response(answer.status, body, answer.headers, answer.reason, url)
 
     def _other_scheme(self, target: Origin, cause: BaseException, phase: str) -> Optional[str]:
-        """The scheme the port speaks, when the failure looks like the other one's and a look
-        at the port confirms it: a TLS handshake refused, and a plain HTTP request answered;
-        or a plain request met by a server that closes on it, and a TLS handshake answered
-        (verified as every connection is: a certificate that fails still proves the port
-        speaks TLS). Nothing of the request is sent."""
+        """The scheme the port speaks, when the failure looks like the other one's and a look at
+        the port confirms it; nothing of the request is sent. A certificate that fails still
+        proves the port speaks TLS."""
         if target.scheme == "https" and phase == "connect" and isinstance(cause, ssl.SSLError) \
                 and not isinstance(cause, ssl.SSLCertVerificationError):
             other = "http"
@@ -380,8 +353,8 @@ class HTTPTransport:
 
 
 class MockTransport:
-    """A transport that answers from ``handler(request) -> Response``, with no network:
-    the seam for tests. The handler may raise NetworkFailure to act out a failure."""
+    """A transport that answers from ``handler(request) -> Response``, with no network: the
+    seam for tests. The handler may raise NetworkFailure to act out a failure."""
 
     def __init__(self, handler: Callable[[Request], Response]):
         if not callable(handler):
@@ -397,9 +370,7 @@ class MockTransport:
 
 
 class Sender:
-    """Every request to one origin, built and sent under the rules: the URL limit, HTTPS for
-    writes, headers, redirects, retries as the policy says, and answers inflated and held to
-    their size limit."""
+    """Every request to one origin, sent under the rules and the retry policy."""
 
     def __init__(self, origin: str, transport, *, headers: Optional[Mapping], retry: RetryPolicy,
                  sleep: Callable[[float], None]):
@@ -421,8 +392,7 @@ class Sender:
         return self.exchange(request_to(str(self.origin), path, params, accept=accept), headers)
 
     def exchange(self, request: Request, headers: Optional[Mapping] = None) -> Response:
-        """Send ``request``, retried as the policy allows; a write is never redirected, since
-        following would resend its body and nonce elsewhere."""
+        """Send ``request``; a write is never redirected: that would resend its nonce elsewhere."""
         if request.write:
             _require_https(request)
         compressed = {} if request.write else READ_HEADERS
@@ -472,7 +442,6 @@ class Sender:
             self._sleep(wait)
 
     def _exchange(self, request: Request) -> Response:
-        """One exchange, its body inflated and held to the size limit."""
         response = self.transport.handle(request)
         response = replace(response, request=request, url=response.url or request.url)
         if len(response.body) > MAX_ANSWER_BYTES:
@@ -486,7 +455,6 @@ class Sender:
         return response
 
     def _network_error(self, failure: NetworkFailure, attempts: int, lost: int, write: bool) -> BenchmarksWikiError:
-        """The one error that reports the last failure, once the policy has given up."""
         reason = self.retry.classify(failure)
         cause = failure.cause
         problems = {"untrusted_certificate": getattr(cause, "verify_message", None),
@@ -507,7 +475,6 @@ class Sender:
                     write=write)
 
     def _api_error(self, response: Response, attempts: int, retry_after: Optional[float]) -> BenchmarksWikiError:
-        """The one error that reports the last error answer, once the policy has given up."""
         try:
             detail = json.loads(response.body.decode("utf-8"))["error"]
             code, message = detail["code"], detail["message"]
@@ -578,10 +545,7 @@ def _read_body(connection, answer, write: bool) -> bytes:
         raise too_large(answer.status, answer.length, write)
     pieces: list = []
     size = 0
-    while True:
-        piece = answer.read(READ_PIECE)
-        if not piece:
-            break
+    for piece in iter(partial(answer.read, READ_PIECE), b""):
         size += len(piece)
         if size > MAX_ANSWER_BYTES:
             connection.close()
@@ -594,8 +558,7 @@ def _read_body(connection, answer, write: bool) -> bytes:
 
 
 def _inflate(response: Response) -> bytes:
-    """A gzip body, held to the same size limit once inflated (a small bomb is refused
-    whole) and to a few members, each read from the body in pieces."""
+    """A gzip body, held to the same size limit once inflated: a small bomb is refused whole."""
     body, pieces, size, offset = memoryview(response.body), [], 0, 0
     for _ in range(MAX_GZIP_MEMBERS):
         member = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -620,7 +583,6 @@ def _inflate(response: Response) -> bytes:
 
 
 def _redirected(response: Response) -> Request:
-    """The request answered by a redirect, sent again to its Location."""
     write = response.write
     location = (response.headers.get("Location") or "").strip()
     if not location:
@@ -646,8 +608,7 @@ def _redirected(response: Response) -> Request:
 
 
 def _dropped(sock) -> bool:
-    """Whether the server has closed a kept-alive connection: an idle HTTP connection has
-    nothing to read unless the server hung up or reset it."""
+    """Whether the server has closed a kept-alive connection: an idle one has nothing to read."""
     try:
         readable, _, _ = select.select([sock], [], [], 0)
     except (OSError, ValueError):
@@ -656,8 +617,7 @@ def _dropped(sock) -> bool:
 
 
 def ca_file_problem(environ: Mapping) -> Optional[str]:
-    """What is wrong with a CA file or folder the environment names, which ssl itself would
-    pass over in silence, or None."""
+    """What is wrong with a CA file or folder the environment names, which ssl would pass over in silence."""
     for name, exists in ((CA_FILE_VARIABLE, os.path.isfile), (CA_VARIABLES[0], os.path.isfile),
                          (CA_VARIABLES[1], os.path.isdir)):
         path = environ.get(name)
@@ -667,9 +627,8 @@ def ca_file_problem(environ: Mapping) -> Optional[str]:
 
 
 def proxy_for(target: Origin) -> Optional[Origin]:
-    """The proxy the environment names for this target (``https_proxy``, ``http_proxy``,
-    ``no_proxy``), or None. Only plain-http proxies without credentials: the client sends no
-    credentials anywhere, and reaches an HTTPS portal through the proxy's CONNECT tunnel."""
+    """The proxy the environment names for this target, or None: only plain-http proxies without
+    credentials, since the client sends credentials nowhere."""
     # Here, not at the top: urllib.request costs more to import than a read command takes.
     from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined]
 
@@ -697,8 +656,7 @@ def proxy_for(target: Origin) -> Optional[Origin]:
 
 def request_to(origin: str, path: str, params: Optional[Mapping] = None, *, write: bool = False,
                accept: str = JSON) -> Request:
-    """A request, refused here if it could never be sent: a URL over the limit, a write
-    that is not HTTPS, or (for a write, before it is even kept) a proxy setting unusable."""
+    """A request, refused here if it could never be sent; a write's proxy setting is checked before it is kept."""
     target = parse_origin(origin)
     pairs = tuple((name, str(value)) for name, value in (params or {}).items() if value is not None)
     built = Request(str(target), path, pairs, write, accept)
