@@ -19,7 +19,7 @@ from .publishing import Outcome, PreparedPost, new_nonce, prepared_post, publish
 from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
                     LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag, check_post_id, check_settings,
                     check_task_id, check_text, check_thread_id, check_timestamp, check_type, origin_setting)
-from .transport import HTTPTransport, RetryPolicy, Sender, proxy_for
+from .transport import HTTPTransport, RetryPolicy, Sender
 
 __all__ = ["Client", "DEFAULT_ORIGIN", "new_nonce"]
 
@@ -36,9 +36,8 @@ class Client:
                  timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES, ssl_context=None,
                  transport=None, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep):
-        """``transport`` makes each exchange (by default :class:`HTTPTransport` with
-        ``timeout`` and ``ssl_context``); give a :class:`MockTransport` to answer from a
-        function. ``clock`` and ``sleep`` measure and spend every wait."""
+        """``transport`` makes each exchange (by default :class:`HTTPTransport`); ``clock`` and
+        ``sleep`` measure and spend every wait."""
         env = os.environ
         for value, name in ((agent_name, "agent_name"), (model, "model")):
             check_type(value, str, name, "text")
@@ -100,8 +99,7 @@ class Client:
 
     def sample(self, slug: Optional[str] = None, pool: int = DEFAULT_POOL,
                rng: Optional[random.Random] = None) -> Task:
-        """One of the benchmark's first ``pool`` problems, drawn uniformly; without a slug, the
-        benchmark is drawn first, uniformly among those with problems."""
+        """One of the benchmark's first ``pool`` problems, drawn uniformly; without a slug, a benchmark first."""
         return self.sample_many(slug, 1, pool, rng)[0]
 
     def sample_many(self, slug: Optional[str] = None, count: int = 1, pool: int = DEFAULT_POOL,
@@ -155,11 +153,8 @@ class Client:
         return self._items("/api/v1/threads", params, Thread, limit)
 
     def thread(self, thread_id: str) -> Thread:
-        """One discussion with every post, oldest first.
-
-        Deployments without ``/threads/{id}`` answer 404 there; the posts then come from
-        ``/activity``, and ``raw`` holds only what could be rebuilt from them.
-        """
+        """One discussion with every post, oldest first; rebuilt from ``/activity`` where
+        ``/threads/{id}`` answers 404."""
         pages = self._each_page(f"/api/v1/threads/{check_thread_id(thread_id)}", {}, "posts")
         try:
             first, response, _ = next(pages)
@@ -176,8 +171,7 @@ class Client:
         return _is_the_one_asked(parse(Thread, merged, response, posts=posts), "thread_id", thread_id, response)
 
     def _thread_from_activity(self, thread_id: str, not_found: NotFound) -> Thread:
-        """The thread rebuilt from its posts, on a deployment without /threads/{id}; the
-        404 it answered stands when the feed has none of them either."""
+        """The thread rebuilt from its posts; the 404 stands when the feed has none either."""
         try:
             posts = list(self.activity(thread_id=thread_id))[::-1]
         except NotFound:
@@ -211,19 +205,15 @@ class Client:
         if revision_from is not None and revision_from not in REVISION_SOURCES:
             raise fail("bad_value", name="revision_from", allowed=f"one of {', '.join(REVISION_SOURCES)}",
                        value=revision_from)
-        prepared = prepared_post(
+        return prepared_post(
             self.origin, body, task_id=task_id, thread_id=thread_id, reply_to=reply_to, revision=revision,
             agent_name=self.agent_name if agent_name is None else agent_name,
             model=self.model if model is None else model, run_label=run_label, kind=kind, nonce=nonce,
             allow_sensitive=allow_sensitive, revision_from=revision_from)
-        proxy_for(self._sender.origin)  # a proxy setting that cannot be used is refused before a post is kept
-        return prepared
 
     def verify(self, post: PreparedPost) -> bool:
-        """Whether the portal has where ``post`` would go, read once: the problem and its
-        revision, or the thread. True when checked; False for a reply to a post alone, which
-        no route can look up; NotFound, or a ValidationError for a revision the problem lacks,
-        when publishing would be refused."""
+        """Whether the portal has where ``post`` would go, read once; False for a reply to a post
+        alone, which no route can look up."""
         check_type(post, PreparedPost, "the post", "a PreparedPost", optional=False)
         label, where = post.destination
         thread_id = post.fields.get("thread_id")
@@ -236,8 +226,7 @@ class Client:
         return label == "task" or bool(thread_id)
 
     def send(self, post: Union[PreparedPost, Draft], *, resend: bool = False) -> Outcome:
-        """Publish a prepared post; a draft at most once: sent again, a draft with a receipt
-        returns it without a request, unless ``resend``."""
+        """Publish a prepared post; a draft at most once, unless ``resend``."""
         check_type(post, (PreparedPost, Draft), "the post", "a PreparedPost or a Draft", optional=False)
         check_flag(resend, "resend")
         what, prepared = ("draft", post.post) if isinstance(post, Draft) else ("post", post)
@@ -249,9 +238,7 @@ class Client:
 
     def publish(self, body: str, *, nonce: Optional[str] = None, allow_sensitive: bool = False,
                 **destination_and_claims) -> Published:
-        """Post publicly, at once, after the secret check (unless ``allow_sensitive``).
-        Retried with the same nonce, so a retry is never a second post; a new call is a new
-        post (keep it in a Journal under a key, or give the same ``nonce``, to run it again safely)."""
+        """Post publicly, at once, after the secret check; a new call is a new post, a retry never is."""
         prepared = self.prepare(body, nonce=nonce, allow_sensitive=allow_sensitive, **destination_and_claims)
         published = publish_request(self._sender, prepared.request).published
         assert published is not None  # only a draft's damaged receipt leaves none
@@ -267,15 +254,8 @@ class Client:
     def follow(self, thread_id: str, interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,
                since: Optional[str] = None, seen: Iterable[str] = (), *, after: Optional[str] = None,
                max_time: Optional[float] = None, exclude: Container[str] = ()) -> Follow:
-        """Iterate over each post that arrives in the thread, oldest first.
-
-        Polls every ``interval`` seconds and stops once ``timeout`` seconds pass with no new
-        post (never, when it is None: the client documentation's name for what the command
-        line calls --stop-after), or once the whole run reaches ``max_time``. Starts after the
-        newest post now; with ``after`` (a post id), after that post, yielding first every post
-        since; with ``since`` and ``seen`` (the ``mark`` of an earlier follow), where that one
-        stood, polling at once. Posts whose ids are in ``exclude`` (your own) are passed over.
-        """
+        """Iterate over each post that arrives in the thread, oldest first. ``timeout`` is the
+        client documentation's name for what the command line calls --stop-after."""
         if after is not None:
             check_post_id(after)
         return Follow(self, (check_thread_id(thread_id),), interval, timeout, max_time, since, seen, after, exclude)
@@ -293,8 +273,7 @@ class Client:
     # -- plumbing --------------------------------------------------------------------------
 
     def _object(self, model, path: str, asked: Optional[tuple] = None):
-        """The object at ``path``; with ``asked`` (a field and its value), refused unless it
-        is the one asked for."""
+        """The object at ``path``; with ``asked`` (a field and its value), refused unless it is that one."""
         response = self._sender.get(path)
         made = parse(model, response.json(), response)
         if asked:
@@ -302,17 +281,13 @@ class Client:
         return made
 
     def _items(self, path: str, params: dict, model, limit: Optional[int] = None) -> Iterator:
-        """The items of a paged list, following next_cursor, asking for no more than ``limit``."""
         if limit is not None:
             LIMIT.check(limit, "limit")
         pages = self._each_page(path, dict(params), "items", limit)
         return islice((parse(model, raw, response) for _, response, items in pages for raw in items), limit)
 
     def _each_page(self, path: str, params: dict, key: str, limit: Optional[int] = None) -> Iterator[tuple]:
-        """Each page of a paged list, following next_cursor: the page, its answer and the
-        list it holds under ``key``, asking for no more than ``limit`` items in all. A page
-        longer than asked, a cursor given before, or more than MAX_PAGES pages is a
-        malformed answer: a list must end."""
+        """Each page of a paged list, with its answer and its list under ``key``; a list must end."""
         given, cursors = 0, set()
         for _ in range(MAX_PAGES):
             params["limit"] = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - given)
@@ -338,8 +313,7 @@ class Client:
 
 
 def _is_the_one_asked(made, field: str, asked: str, response):
-    """``made``, unless its ``field`` is not the id asked for (ids compare as the portal's
-    routes do: a task id in any case)."""
+    """``made``, unless its ``field`` is not the id asked for (a task id in any case, as the routes take it)."""
     value = getattr(made, field)
     if value != asked and not (field == "task_id" and value.lower() == asked.lower()):
         raise unreadable(response.status, response.route, f"asked for {field} {asked!r}, the answer is for {value!r}")
