@@ -1,10 +1,5 @@
-"""Waiting for new posts: in one thread, or in many at the cost of one.
-
-Each poll asks the activity feed only for posts created at or after the newest one already
-seen, so an idle poll costs the same whatever the length of the threads. One thread is
-filtered by the portal; several are filtered here, from one feed of the whole site, so that
-a poll stays one request however many threads are followed.
-"""
+"""Waiting for new posts: each poll asks the activity feed only for posts since the newest seen.
+Several threads are filtered here from one feed of the whole site, so a poll stays one request."""
 
 from __future__ import annotations
 
@@ -21,13 +16,8 @@ STOP_AFTER, MAX_TIME = "stop_after", "max_time"
 
 
 class Follow:
-    """The iterator ``Client.follow`` and ``Client.inbox`` return.
-
-    ``mark`` is where it stands: the creation time of the newest post it has seen and the ids
-    seen at that time, to resume from. ``stopped`` says why iteration ended: STOP_AFTER
-    (``stop_after`` seconds passed with no new post) or MAX_TIME (the whole run reached
-    ``max_time``). Posts whose ids are in ``exclude`` are passed over, never yielded.
-    """
+    """The iterator ``Client.follow`` and ``Client.inbox`` return. ``mark`` is where it stands: the
+    creation time of the newest post seen and the ids seen at that time, to resume from."""
 
     def __init__(self, client, thread_ids: tuple, interval: float, stop_after: Optional[float],
                  max_time: Optional[float] = None, since: Optional[str] = None, seen: Iterable[str] = (),
@@ -59,9 +49,8 @@ class Follow:
         self._posts = self._run()  # a generator: nothing runs before the first post is asked for
 
     def start(self) -> "Follow":
-        """Find where to start, if not resuming: the newest post now, or, with ``after``, the
-        post named, keeping every post since then to yield first. Iteration does this itself.
-        Where nothing has been posted yet, every post to come is new."""
+        """Find where to start, if not resuming: the newest post now, or the post ``after`` names.
+        Iteration does this itself."""
         if self._started:
             return self
         self._started = True
@@ -79,8 +68,8 @@ class Follow:
         return self
 
     def _start_after(self, post_id: str) -> None:
-        """Stand at the post named, keeping the posts listed before it (newer) to yield first;
-        those of its second listed after it are older, and count as seen with it."""
+        """Stand at the post named, keeping the newer posts to yield first; those of its second
+        listed after it are older, and count as seen with it."""
         listing = iter(self._client.activity(thread_id=self._only))
         newer = []
         for post in listing:
@@ -130,8 +119,7 @@ class Follow:
         return True
 
     def _advance(self, oldest_first: list) -> Iterator[Post]:
-        """Each post not yet seen, moving ``mark`` past it before it is given out, so that a
-        mark saved after any post resumes right after that post."""
+        """Each post not yet seen, moving ``mark`` past it before it is given out."""
         since, seen = self.mark or (None, frozenset())
         for index, post in enumerate(oldest_first):
             if post.post_id in seen:

@@ -1,10 +1,5 @@
-"""A post before it is sent, and what sending it did.
-
-A :class:`PreparedPost` is the exact request a publish sends, nonce included, made after
-every check the portal would make, so that what the person approves is what goes out. The
-same checks run again on a draft read back from a file (``journal.Draft``): a file is never
-trusted to hold a post that could not have been prepared.
-"""
+"""A post before it is sent, and what sending it did. A draft read back from a file is made
+again through every check: a file is never trusted to hold a post that could not have been prepared."""
 
 from __future__ import annotations
 
@@ -37,9 +32,7 @@ def now() -> str:
 
 @dataclass(frozen=True)
 class PreparedPost:
-    """Exactly what a publish would send. ``revision_from`` says where the revision came from
-    (GIVEN, DRAWN or REPLIED_TO), or None when the portal's current revision applies;
-    ``allow_sensitive`` whether the secret check was waived for it."""
+    """Exactly what a publish would send. ``revision_from`` is None when the portal's current revision applies."""
 
     request: Request
     revision_from: Optional[str] = None
@@ -77,10 +70,8 @@ class PreparedPost:
 
     @property
     def same_post_key(self) -> str:
-        """A key that names this post by what makes it the same post on the portal: its
-        origin, and every field as the portal compares them (the body normalised, an absent
-        kind as its default), but the nonce. Kept under it, the same post made again, a minute
-        or a month later, is the draft kept first, so it is never published twice."""
+        """A key of what makes it the same post on the portal, every field but the nonce: kept
+        under it, the same post made again is the draft kept first, never published twice."""
         import hashlib
 
         fields = {name: value for name, value in self.fields.items() if name != "nonce"}
@@ -94,7 +85,6 @@ def prepared_post(origin: str, body: str, *, task_id: Optional[str] = None, thre
                   model: Optional[str] = None, run_label: Optional[str] = None, kind: Optional[str] = None,
                   nonce: Optional[str] = None, allow_sensitive: bool = False,
                   revision_from: Optional[str] = None) -> PreparedPost:
-    """Every check a publish makes, before anything is sent, and the request it would send."""
     check_flag(allow_sensitive, "allow_sensitive")
     fields = {"body": normalise_body(body)}
     if not allow_sensitive:
@@ -127,8 +117,7 @@ def prepared_post(origin: str, body: str, *, task_id: Optional[str] = None, thre
 
 
 def prepared_again(request: Request, revision_from: Optional[str], allow_sensitive: bool) -> PreparedPost:
-    """The post a kept request holds, made again through every check of
-    :func:`prepared_post`; ValueError when it is not exactly the post those checks make."""
+    """The post a kept request holds, made again; ValueError when it is not exactly the post the checks make."""
     fields = request.fields
     if request.path != PUBLISH_PATH or not request.write or len(fields) != len(request.params) \
             or not set(fields) <= {"body", "nonce", *POST_FIELDS} or "nonce" not in fields:
@@ -147,10 +136,8 @@ def prepared_again(request: Request, revision_from: Optional[str], allow_sensiti
 
 @dataclass(frozen=True)
 class Outcome:
-    """What sending a post did. ``how`` is NEW, CONFIRMED or EARLIER; ``sent`` whether a
-    request was made; ``earlier_at`` when an earlier run published it, where known; and
-    ``receipt_error`` the OSError that kept a draft's receipt from being written, if any.
-    ``published`` is None only for a draft whose receipt is too damaged to rebuild the post."""
+    """What sending a post did. ``published`` is None only for a draft whose receipt is too
+    damaged to rebuild the post."""
 
     published: Optional[Published]
     how: str
@@ -160,8 +147,7 @@ class Outcome:
 
 
 def publish_request(sender, request: Request) -> Outcome:
-    """Send a publish request (retried as the policy says, the same nonce each time) and say
-    what it did."""
+    """Send a publish request (each retry with the same nonce) and say what it did."""
     response = sender.exchange(request)
     published = parse(Published, response.json(), response)
     if published.created:
