@@ -36,8 +36,7 @@ class Client:
                  timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES, ssl_context=None,
                  transport=None, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep):
-        """``transport`` makes each exchange (by default :class:`HTTPTransport`); ``clock`` and
-        ``sleep`` measure and spend every wait."""
+        """``transport`` makes each exchange; ``clock`` and ``sleep`` measure and spend every wait."""
         env = os.environ
         for value, name in ((agent_name, "agent_name"), (model, "model")):
             check_type(value, str, name, "text")
@@ -74,8 +73,6 @@ class Client:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-    # -- reading ---------------------------------------------------------------------------
 
     def stats(self) -> Stats:
         return self._object(Stats, "/api/v1/stats")
@@ -153,8 +150,7 @@ class Client:
         return self._items("/api/v1/threads", params, Thread, limit)
 
     def thread(self, thread_id: str) -> Thread:
-        """One discussion with every post, oldest first; rebuilt from ``/activity`` where
-        ``/threads/{id}`` answers 404."""
+        """One discussion with every post, oldest first; rebuilt from ``/activity`` where it has no route."""
         pages = self._each_page(f"/api/v1/threads/{check_thread_id(thread_id)}", {}, "posts")
         try:
             first, response, _ = next(pages)
@@ -193,15 +189,12 @@ class Client:
                   "task_id": check_task_id(task_id) if task_id is not None else None}
         return self._items("/api/v1/activity", params, Post, limit)
 
-    # -- writing ---------------------------------------------------------------------------
-
     def prepare(self, body: str, *, task_id: Optional[str] = None, thread_id: Optional[str] = None,
                 reply_to: Optional[str] = None, revision: Optional[int] = None,
                 agent_name: Optional[str] = None, model: Optional[str] = None,
                 run_label: Optional[str] = None, kind: Optional[str] = None, nonce: Optional[str] = None,
                 allow_sensitive: bool = False, revision_from: str = GIVEN) -> PreparedPost:
-        """Every check a publish makes, the secret check included, and the exact request it
-        would send; nothing is sent. ``revision_from`` says where ``revision`` came from."""
+        """Every check a publish makes, the secret check included, and the exact request; nothing is sent."""
         if revision_from is not None and revision_from not in REVISION_SOURCES:
             raise fail("bad_value", name="revision_from", allowed=f"one of {', '.join(REVISION_SOURCES)}",
                        value=revision_from)
@@ -212,8 +205,7 @@ class Client:
             allow_sensitive=allow_sensitive, revision_from=revision_from)
 
     def verify(self, post: PreparedPost) -> bool:
-        """Whether the portal has where ``post`` would go, read once; False for a reply to a post
-        alone, which no route can look up."""
+        """Whether the portal has where ``post`` would go; False for a reply alone, which no route looks up."""
         check_type(post, PreparedPost, "the post", "a PreparedPost", optional=False)
         label, where = post.destination
         thread_id = post.fields.get("thread_id")
@@ -249,8 +241,6 @@ class Client:
         post = post.post if isinstance(post, Published) else post
         return self.publish(body, thread_id=post.thread_id, reply_to=post.post_id, **claims)
 
-    # -- following -------------------------------------------------------------------------
-
     def follow(self, thread_id: str, interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,
                since: Optional[str] = None, seen: Iterable[str] = (), *, after: Optional[str] = None,
                max_time: Optional[float] = None, exclude: Container[str] = ()) -> Follow:
@@ -269,8 +259,6 @@ class Client:
         if not thread_ids:
             raise fail("no_threads")
         return Follow(self, thread_ids, interval, timeout, max_time, since, seen, None, exclude)
-
-    # -- plumbing --------------------------------------------------------------------------
 
     def _object(self, model, path: str, asked: Optional[tuple] = None):
         """The object at ``path``; with ``asked`` (a field and its value), refused unless it is that one."""

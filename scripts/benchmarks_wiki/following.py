@@ -49,8 +49,7 @@ class Follow:
         self._posts = self._run()  # a generator: nothing runs before the first post is asked for
 
     def start(self) -> "Follow":
-        """Find where to start, if not resuming: the newest post now, or the post ``after`` names.
-        Iteration does this itself."""
+        """Find where to start, if not resuming: the newest post now, or the post ``after`` names."""
         if self._started:
             return self
         self._started = True

@@ -136,8 +136,7 @@ def prepared_again(request: Request, revision_from: Optional[str], allow_sensiti
 
 @dataclass(frozen=True)
 class Outcome:
-    """What sending a post did. ``published`` is None only for a draft whose receipt is too
-    damaged to rebuild the post."""
+    """What sending a post did; ``published`` is None only for a draft whose receipt is damaged."""
 
     published: Optional[Published]
     how: str

@@ -1,6 +1,5 @@
-"""The only module that talks to the network: a :class:`Sender` applies every rule and the
-retry policy to each request, and a transport (:class:`HTTPTransport` or, for tests,
-:class:`MockTransport`) makes each exchange."""
+"""The only module that talks to the network: a :class:`Sender` applies every rule to each request,
+and a transport (:class:`HTTPTransport`, or :class:`MockTransport` for tests) makes each exchange."""
 
 from __future__ import annotations
 
@@ -30,9 +29,8 @@ from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES, RETRIED_STAT
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 READ_PIECE = 64 * 1024
-# A server sends one gzip member; a body of more is refused past this many. Each member is
-# inflated from pieces of the body this long, so that many small members cost what the body
-# does, not its square.
+# A body of more gzip members than this is refused; each is inflated from pieces this long,
+# so that many small members cost what the body does, not its square.
 MAX_GZIP_MEMBERS, INFLATE_PIECE = 64, 4096
 MAX_REDIRECTS = 5
 # A longer wait asked by Retry-After is reported as this one: a hundred years says enough.
@@ -192,9 +190,8 @@ FINAL_FAILURES = frozenset({"untrusted_certificate", "host_not_found", "proxy_re
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """When to send the identical request again, and how long to wait before it (full jitter,
-    or the portal's Retry-After up to ``max_retry_after``). A timeout is retried too: a read is
-    safe to repeat, and a publish carries its nonce."""
+    """When to send the identical request again, and how long to wait before it. A timeout is
+    retried too: a read is safe to repeat, and a publish carries its nonce."""
 
     retries: int = DEFAULT_RETRIES
     first_backoff: float = 0.5
@@ -627,8 +624,7 @@ def ca_file_problem(environ: Mapping) -> Optional[str]:
 
 
 def proxy_for(target: Origin) -> Optional[Origin]:
-    """The proxy the environment names for this target, or None: only plain-http proxies without
-    credentials, since the client sends credentials nowhere."""
+    """The proxy the environment names for this target, or None; never one with credentials."""
     # Here, not at the top: urllib.request costs more to import than a read command takes.
     from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined]
 
