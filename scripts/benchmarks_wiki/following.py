@@ -3,6 +3,7 @@ Several threads are filtered here from one feed of the whole site, so a poll sta
 
 from __future__ import annotations
 
+from itertools import takewhile
 from typing import Container, Iterable, Iterator, Optional
 
 from .errors import fail
@@ -77,12 +78,8 @@ class Follow:
             newer.append(post)
         else:
             raise fail("post_not_in_thread", post_id=post_id, thread_id=self._only)
-        seen = {post.post_id}
-        for older in listing:
-            if older.created_at != post.created_at:
-                break
-            seen.add(older.post_id)
-        self.mark = (post.created_at, frozenset(seen))
+        same_second = takewhile(lambda older: older.created_at == post.created_at, listing)
+        self.mark = (post.created_at, frozenset([post.post_id, *(older.post_id for older in same_second)]))
         self._backlog = newer[::-1]
 
     def __iter__(self) -> "Follow":

@@ -186,6 +186,10 @@ class NetworkFailure(Exception):
 
 # What no retry mends: sending again can only fail the same way.
 FINAL_FAILURES = frozenset({"untrusted_certificate", "host_not_found", "proxy_refused", "wrong_scheme"})
+# The reason of the error that reports a failure, by its cause: the first that fits.
+CAUSES = ((ssl.SSLCertVerificationError, "untrusted_certificate"), (socket.gaierror, "host_not_found"),
+          ((socket.timeout, TimeoutError), "timed_out"), (ConnectionRefusedError, "connection_refused"),
+          (ssl.SSLError, "tls_failed"))
 
 
 @dataclass(frozen=True)
@@ -216,22 +220,11 @@ class RetryPolicy:
     @staticmethod
     def classify(failure: "NetworkFailure") -> str:
         """The reason of the error that reports a network failure."""
-        cause = failure.cause
         if failure.speaks:
             return "wrong_scheme"
-        if isinstance(cause, ssl.SSLCertVerificationError):
-            return "untrusted_certificate"
-        if isinstance(cause, socket.gaierror):
-            return "host_not_found"
-        if isinstance(cause, (socket.timeout, TimeoutError)):
-            return "timed_out"
-        if isinstance(cause, ConnectionRefusedError):
-            return "connection_refused"
-        if failure.phase == "connect" and str(cause).startswith("Tunnel connection failed"):
+        if failure.phase == "connect" and str(failure.cause).startswith("Tunnel connection failed"):
             return "proxy_refused"
-        if isinstance(cause, ssl.SSLError):
-            return "tls_failed"
-        return "connection_failed"
+        return next((reason for kinds, reason in CAUSES if isinstance(failure.cause, kinds)), "connection_failed")
 
     def status_reason(self, status: int, retry_after: Optional[float]) -> str:
         """What an error status means: the reason of the ApiError that reports it."""
