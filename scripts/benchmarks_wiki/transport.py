@@ -24,7 +24,7 @@ from typing import Callable, Mapping, Optional, Union
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
 from . import CA_FILE_VARIABLE, CA_VARIABLES, NAME, PACKAGE, __version__
-from .errors import BenchmarksWikiError, ValidationError, fail, unreadable
+from .errors import BenchmarksWikiError, UnreadableAnswer, ValidationError, fail, unreadable
 from .rules import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_URL_BYTES, RETRIED_STATUSES, RETRIES, TIMEOUT, check_type
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
@@ -115,10 +115,6 @@ class Request:
                    tuple(tuple(pair) for pair in params), record["write"] is True)
 
 
-# What reading a body as JSON raises when it is not UTF-8 JSON, or is nested too deep to read.
-NOT_JSON = (UnicodeDecodeError, ValueError, RecursionError)
-
-
 @dataclass(frozen=True)
 class Response:
     """One answer. ``headers`` may be given as a dict; it reads case-insensitively."""
@@ -155,7 +151,7 @@ class Response:
     def json(self):
         try:
             return json.loads(self.body.decode("utf-8"))
-        except NOT_JSON as error:
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:
             kind = self.headers.get("Content-Type") or "no content type"
             if not self.body:
                 problem = "an empty body"
@@ -283,9 +279,8 @@ class HTTPTransport:
         return Response(answer.status, body, answer.headers, answer.reason, url)
 
     def _other_scheme(self, target: Origin, cause: BaseException, phase: str) -> Optional[str]:
-        """The scheme the port speaks, when the failure looks like the other one's and a look at
-        the port confirms it; nothing of the request is sent. A certificate that fails still
-        proves the port speaks TLS."""
+        """The scheme the port speaks, when the failure looks like the other one's and a look at the port
+        confirms it (a certificate that fails still proves TLS); nothing of the request is sent."""
         if target.scheme == "https" and phase == "connect" and isinstance(cause, ssl.SSLError) \
                 and not isinstance(cause, ssl.SSLCertVerificationError):
             other = "http"
@@ -466,9 +461,9 @@ class Sender:
 
     def _api_error(self, response: Response, attempts: int, retry_after: Optional[float]) -> BenchmarksWikiError:
         try:
-            detail = json.loads(response.body.decode("utf-8"))["error"]
+            detail = response.json()["error"]
             code, message = detail["code"], detail["message"]
-        except (*NOT_JSON, TypeError, KeyError):
+        except (UnreadableAnswer, TypeError, KeyError):
             code = message = None
         if not (isinstance(code, str) and isinstance(message, str)):
             kind = response.headers.get("Content-Type") or "no content type"
