@@ -194,15 +194,14 @@ class RetryPolicy:
     retried too: a read is safe to repeat, and a publish carries its nonce."""
 
     retries: int = DEFAULT_RETRIES
-    first_backoff: float = 0.5
-    max_backoff: float = 10.0
-    max_retry_after: float = 30.0
-    statuses: frozenset = frozenset(RETRIED_STATUSES)
+    # The same for every policy: class constants, not fields.
+    first_backoff = 0.5
+    max_backoff = 10.0
+    max_retry_after = 30.0
+    statuses = frozenset(RETRIED_STATUSES)
 
     def __post_init__(self):
         RETRIES.check(self.retries, "retries")
-        for name in ("first_backoff", "max_backoff", "max_retry_after"):
-            check_type(getattr(self, name), (int, float), name, "a number", optional=False)
 
     def wait(self, attempt: int, jitter: float, status: Optional[int] = None,
              retry_after: Optional[float] = None) -> Optional[float]:
