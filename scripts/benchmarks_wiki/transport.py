@@ -254,7 +254,7 @@ class HTTPTransport:
             if target.scheme == "http":
                 path_qs = url  # through a proxy, a plain-http request names its whole URL
         reused = connection.sock is not None and not _dropped(connection.sock)
-        connection.response_class = partial(_TimedResponse, deadline=deadline)
+        connection.response_class = partial(_timed_response, deadline=deadline)
         phase = "connect"
         try:
             if reused:
@@ -488,14 +488,12 @@ class Sender:
             close()
 
 
-class _TimedResponse(http.client.HTTPResponse):
+def _timed_response(sock, *args, deadline: float, **kwargs) -> http.client.HTTPResponse:
     """An answer whose every read ends by one deadline, so that a server sending a byte at a
     time, each within the timeout, still cannot hold an exchange past it."""
-
-    def __init__(self, sock, *args, deadline: float, **kwargs):
-        timed = io.BufferedReader(_TimedReader(sock, deadline))
-        # An answer reads from what its socket's makefile() returns, and uses the socket for nothing else.
-        super().__init__(SimpleNamespace(makefile=lambda mode: timed), *args, **kwargs)
+    timed = io.BufferedReader(_TimedReader(sock, deadline))
+    # An answer reads from what its socket's makefile() returns, and uses the socket for nothing else.
+    return http.client.HTTPResponse(SimpleNamespace(makefile=lambda mode: timed), *args, **kwargs)
 
 
 class _TimedReader(io.RawIOBase):
