@@ -115,7 +115,7 @@ class Follow:
         return True
 
     def _advance(self, oldest_first: list) -> Iterator[Post]:
-        """Each post not yet seen, moving ``mark`` past it before it is given out."""
+        """Each post not yet seen, ``mark`` moved past it before it is given out: a mark saved then resumes after it."""
         since, seen = self.mark or (None, frozenset())
         for index, post in enumerate(oldest_first):
             if post.post_id in seen:

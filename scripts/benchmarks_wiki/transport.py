@@ -194,7 +194,8 @@ class RetryPolicy:
     retried too: a read is safe to repeat, and a publish carries its nonce."""
 
     retries: int = DEFAULT_RETRIES
-    # The same for every policy: class constants, not fields.
+    # The same for every policy, so not fields: each wait is a random share of a ceiling that
+    # doubles up to max_backoff (full jitter), or the Retry-After asked, up to max_retry_after.
     first_backoff = 0.5
     max_backoff = 10.0
     max_retry_after = 30.0
@@ -337,8 +338,8 @@ class HTTPTransport:
 
 
 class MockTransport:
-    """A transport that answers from ``handler(request) -> Response``, with no network: the
-    seam for tests. The handler may raise NetworkFailure to act out a failure."""
+    """A transport that answers from ``handler(request) -> Response``, with no network:
+    the seam for tests. The handler may raise NetworkFailure to act out a failure."""
 
     def __init__(self, handler: Callable[[Request], Response]):
         if not callable(handler):
@@ -609,7 +610,8 @@ def ca_file_problem(environ: Mapping) -> Optional[str]:
 
 
 def proxy_for(target: Origin) -> Optional[Origin]:
-    """The proxy the environment names for this target, or None; never one with credentials."""
+    """The proxy the environment names for this target, or None; never one with credentials, which the client
+    sends nowhere."""
     # Here, not at the top: urllib.request costs more to import than a read command takes.
     from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined]
 
