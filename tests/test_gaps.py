@@ -12,7 +12,7 @@ from benchmarks_wiki import ApiError, Client, NotFound, TransportError, Unreadab
 from benchmarks_wiki import cli, transport
 from benchmarks_wiki.cli import render
 from benchmarks_wiki.sensitive import find_sensitive
-from benchmarks_wiki.transport import MockTransport, NetworkFailure, Request, Response
+from benchmarks_wiki.transport import MockTransport, NetworkFailure, Response
 from tests.test_connections import RawServer
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
@@ -95,11 +95,11 @@ def test_an_answer_of_unsaid_length_exactly_at_the_limit_is_read_whole():
         server.close()
 
 
-def test_a_mock_answer_keeps_the_url_it_names_and_else_takes_the_requests():
-    request = Request(ORIGIN, "/api/v1/stats")
-    assert MockTransport(lambda sent: Response(200)).handle(request).url == ORIGIN + "/api/v1/stats"
-    named = MockTransport(lambda sent: Response(200, url=ORIGIN + "/elsewhere")).handle(request)
-    assert named.url == ORIGIN + "/elsewhere"
+@pytest.mark.parametrize("named, route", [("", "/api/v1/stats"), (ORIGIN + "/elsewhere", "/elsewhere")])
+def test_a_mock_answer_keeps_the_url_it_names_and_else_takes_the_requests(named, route):
+    with Client(ORIGIN, transport=MockTransport(lambda sent: Response(200, b"[1]", url=named))) as client:
+        with pytest.raises(UnreadableAnswer, match=f"unreadable answer from {route}:"):
+            client.stats()
 
 
 @pytest.mark.parametrize("body", ["SESSION=gsm8kfewshotbaseline", "session_key: deepseekcoderinstruct"])

@@ -3,6 +3,7 @@ and a transport (:class:`HTTPTransport`, or :class:`MockTransport` for tests) ma
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import email.utils
 import http.client
@@ -294,10 +295,8 @@ class HTTPTransport:
                 if other == "http":
                     raw.sendall(f"HEAD / HTTP/1.0\r\nHost: {target.host}\r\n\r\n".encode("ascii"))
                     return other if raw.recv(5) == b"HTTP/" else None
-                try:
+                with contextlib.suppress(ssl.SSLCertVerificationError):
                     self._tls_context().wrap_socket(raw, server_hostname=target.host).close()
-                except ssl.SSLCertVerificationError:
-                    pass
                 return other
         except (OSError, ValueError):
             return None
@@ -347,8 +346,7 @@ class MockTransport:
         self.handler = handler
 
     def handle(self, request: Request) -> Response:
-        response = self.handler(request)
-        return replace(response, url=response.url or request.url)
+        return self.handler(request)
 
     def close(self) -> None:
         pass
