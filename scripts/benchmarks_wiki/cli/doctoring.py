@@ -46,7 +46,10 @@ def settings(args) -> dict:
         facts["journal"] = "off (--no-journal)"
     else:
         folder, named = located(args.journal)
-        state = "writable" if writable(folder) else "cannot be written"
+        existing = folder  # the journal's folder, or its nearest existing parent, takes the files
+        while not existing.exists() and existing.parent != existing:
+            existing = existing.parent
+        state = "writable" if os.access(existing, os.W_OK | os.X_OK) else "cannot be written"
         facts["journal"] = f"{folder} ({came_from(named, '--journal')}; {state})"
     facts["python"] = f"{platform.python_version()} ({sys.executable})"
     facts["version"] = __version__
@@ -78,13 +81,6 @@ def ca_file() -> str:
         trusted += f", and {os.environ[CA_FILE_VARIABLE]} ({came_from(CA_FILE_VARIABLE, CA_FILE_VARIABLE)})"
     problem = ca_file_problem(os.environ)
     return f"{trusted}; but {problem}" if problem else trusted
-
-
-def writable(folder) -> bool:
-    """Whether the journal can be kept in ``folder``: it, or its nearest existing parent, takes files."""
-    while not folder.exists() and folder.parent != folder:
-        folder = folder.parent
-    return os.access(folder, os.W_OK | os.X_OK)
 
 
 def portal_answer(ctx: Context) -> tuple:

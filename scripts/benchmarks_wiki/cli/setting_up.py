@@ -1,9 +1,5 @@
 """The commands for the person installing, which the skill's archive leaves out: the skill
-packed or installed, the sandbox, and shell completion.
-
-An installed package has no checkout around it, so a built one carries the skill's files outside
-the package in ``skill_files/`` (setup.py puts them there).
-"""
+packed or installed, the sandbox, and shell completion."""
 
 from __future__ import annotations
 
@@ -24,6 +20,8 @@ from . import render
 from .context import Context
 from .table import COMMANDS, COMMON, READ, SCRIPTS, VIEWS
 
+# An installed package has no checkout around it, so a built one carries the skill's files outside
+# the package here (setup.py puts them there).
 BUNDLED = "skill_files"
 INSTRUCTIONS, REFERENCE, SCRIPTS_FOLDER = "SKILL.md", "reference", "scripts"
 SCRIPT_PATHS = tuple(f"{SCRIPTS_FOLDER}/{name}" for name in sorted(SCRIPTS.values()))
@@ -45,18 +43,15 @@ def top_level_paths(root: Path) -> List[str]:
     return ["LICENSE", INSTRUCTIONS, *documents, *SCRIPT_PATHS]
 
 
-def source_root() -> Path:
-    """The checkout (or unpacked skill) around the package first, so that an editable install
-    uses what is being edited; else the bundle."""
-    for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
-        if (root / INSTRUCTIONS).is_file() and (root / SCRIPTS_FOLDER / SCRIPTS[READ]).is_file():
-            return root
-    raise fail("skill_files_missing", path=PACKAGE)
-
-
 def skill_files() -> List[SkillFile]:
     """Every file of the skill with its bytes and mode, sorted by path."""
-    root = source_root()
+    # The checkout (or unpacked skill) around the package first, so that an editable install
+    # uses what is being edited; else the bundle.
+    for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
+        if (root / INSTRUCTIONS).is_file() and (root / SCRIPTS_FOLDER / SCRIPTS[READ]).is_file():
+            break
+    else:
+        raise fail("skill_files_missing", path=PACKAGE)
     sources = {relative: root / relative for relative in top_level_paths(root)}
     for path in PACKAGE.rglob("*.py"):
         relative = path.relative_to(PACKAGE).as_posix()

@@ -250,7 +250,6 @@ def flag(command: str, attribute: str) -> str:
     return next(argument.flags[0] for argument in arguments if destination(argument) == attribute)
 
 
-# Where the journal is kept when neither --journal nor its environment variable names a folder.
 JOURNAL_HOME = f"{NAME} in $XDG_STATE_HOME, else in ~/.local/state (%LOCALAPPDATA% on Windows)"
 # Options accepted before or after the command.
 COMMON = (
@@ -303,7 +302,6 @@ class View(NamedTuple):
         return self.runner(command.group, folder) + ("" if runs_one else f" {name}")
 
 
-# The bundled scripts, by the group of commands each runs.
 SCRIPTS = {READ: "draw.py", WRITE: "post.py", WAIT: "follow.py"}
 VIEWS = {
     NAME: View(NAME, "Draw a public benchmark problem, attempt it, publish what you "
@@ -317,19 +315,15 @@ VIEWS = {
 }
 
 
-# -- the parsers, built from the table ----------------------------------------------------------
-
-# A fixed width, so that help reads the same on every terminal and in the references.
-HELP_FORMAT = functools.partial(argparse.RawDescriptionHelpFormatter, width=100, max_help_position=24)
-
-
 class Parser(argparse.ArgumentParser):
     """A parser whose every refusal is one line that says what to do, and exits 2."""
 
     def __init__(self, view: "View", **options):
         self.view = view
         self.choices: tuple = ()  # the names of the commands or actions it chooses among, if any
-        super().__init__(formatter_class=HELP_FORMAT, allow_abbrev=False, **options)
+        # A fixed width, so that help reads the same on every terminal and in the references.
+        formatter = functools.partial(argparse.RawDescriptionHelpFormatter, width=100, max_help_position=24)
+        super().__init__(formatter_class=formatter, allow_abbrev=False, **options)
 
     def error(self, message: str):
         refuse_with(self.prog, reworded(self.view, message, self.choices))
