@@ -19,8 +19,15 @@ from .context import Context
 
 
 def run_doctor(ctx: Context, args) -> Optional[int]:
-    facts = settings(args)
-    error, facts["portal"] = portal_answer(ctx)
+    facts, error = settings(args), None
+    started = time.monotonic()  # one timed read of /stats
+    try:
+        stats = ctx.client.stats()
+    except BenchmarksWikiError as failed:
+        error, facts["portal"] = failed, f"no answer: {ctx.describe(failed)}"
+    else:
+        took = (time.monotonic() - started) * 1000
+        facts["portal"] = f"answered in {took:.0f} ms: {render.stats(stats)}"
     if args.deep and not error:
         error, routes = every_route(ctx)
         facts.update(routes)
@@ -81,17 +88,6 @@ def ca_file() -> str:
         trusted += f", and {os.environ[CA_FILE_VARIABLE]} ({came_from(CA_FILE_VARIABLE, CA_FILE_VARIABLE)})"
     problem = ca_file_problem(os.environ)
     return f"{trusted}; but {problem}" if problem else trusted
-
-
-def portal_answer(ctx: Context) -> tuple:
-    """One timed read of /stats: the error, if any, and the line that says how it went."""
-    started = time.monotonic()
-    try:
-        stats = ctx.client.stats()
-    except BenchmarksWikiError as error:
-        return error, f"no answer: {ctx.describe(error)}"
-    took = (time.monotonic() - started) * 1000
-    return None, f"answered in {took:.0f} ms: {render.stats(stats)}"
 
 
 def every_route(ctx: Context) -> tuple:
