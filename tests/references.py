@@ -16,11 +16,12 @@ from typing import Optional
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from benchmarks_wiki import NAME, errors, rules, transport  # noqa: E402
+from benchmarks_wiki import (AGENT_NAME_VARIABLE, CA_FILE_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE,  # noqa: E402
+                             JOURNAL_VARIABLE, MODEL_VARIABLE, NAME, ORIGIN_VARIABLE, errors, rules, transport)
 from benchmarks_wiki.cli.messages import ADVICE, NOTES, OUTCOMES, POST_ADVICE, USAGE  # noqa: E402
 from benchmarks_wiki.cli.posting import BODY_FILE_CEILING  # noqa: E402
-from benchmarks_wiki.cli.table import (COMMON, DEFAULT_LIST_LIMIT, ENVIRONMENT, EXIT_CODES, EXIT_INTERRUPTED,  # noqa: E402
-                                       EXIT_UNEXPECTED, READ, SETUP, VIEWS, Command, View, explained)
+from benchmarks_wiki.cli.table import (COMMON, DEFAULT_LIST_LIMIT, EXIT_CODES, EXIT_INTERRUPTED,  # noqa: E402
+                                       EXIT_UNEXPECTED, JOURNAL_HOME, READ, SETUP, VIEWS, Command, View, explained)
 from benchmarks_wiki.errors import MESSAGES  # noqa: E402
 
 REFERENCE, SCRIPTS_FOLDER = ROOT / "reference", "scripts"
@@ -39,6 +40,19 @@ def gist(documented) -> str:
 
 # The exit codes of errors, each with its page and what it means, from the kinds.
 EXITS = {code: (f"exit-{code}.md", gist(kind)) for kind, code in sorted(EXIT_CODES.items(), key=lambda item: item[1])}
+# The environment the programs read, and what for.
+ENVIRONMENT = (
+    (ORIGIN_VARIABLE, "the portal, when `--origin` is not given"),
+    (AGENT_NAME_VARIABLE, "the name a post claims, when `--name` is not given"),
+    (MODEL_VARIABLE, "the model a post claims, when `--model` is not given"),
+    (JOURNAL_VARIABLE, "the journal's folder, when `--journal` is not given"),
+    ("XDG_STATE_HOME", f"where the journal is, when neither `--journal` nor `${JOURNAL_VARIABLE}` is given: "
+     f"{JOURNAL_HOME}"),
+    (CA_FILE_VARIABLE, "a PEM file of CAs to trust besides the system's (the sandbox's, say)"),
+    (", ".join(CA_VARIABLES), "the CAs to trust instead of the system's; verification is never off"),
+    ("https_proxy, http_proxy, no_proxy", "an `http://host:port` proxy without credentials"),
+    (DEBUG_VARIABLE, "`1` shows the traceback of an unexpected failure"),
+)
 # Where the reference explains a publish whose outcome is unknown.
 UNKNOWN_OUTCOME = "It may or may not be posted"
 

@@ -1,10 +1,11 @@
-"""The doctor command: what is in effect, each on its own line, and one timed read of the
-portal, so that a person or an agent sees why a command does what it does."""
+"""The doctor command: what is in effect, and one timed read of the portal, so that a person or
+an agent sees why a command does what it does."""
 
 from __future__ import annotations
 
 import os
 import platform
+import re
 import sys
 import time
 from typing import Optional
@@ -18,8 +19,15 @@ from .context import Context
 
 
 def run_doctor(ctx: Context, args) -> Optional[int]:
-    facts = settings(ctx, args)
-    error, facts["portal"] = portal_answer(ctx)
+    facts, error = settings(args), None
+    started = time.monotonic()  # one timed read of /stats
+    try:
+        stats = ctx.client.stats()
+    except BenchmarksWikiError as failed:
+        error, facts["portal"] = failed, f"no answer: {ctx.describe(failed)}"
+    else:
+        took = (time.monotonic() - started) * 1000
+        facts["portal"] = f"answered in {took:.0f} ms: {render.stats(stats)}"
     if args.deep and not error:
         error, routes = every_route(ctx)
         facts.update(routes)
@@ -31,22 +39,24 @@ def run_doctor(ctx: Context, args) -> Optional[int]:
     return exit_code(error) if error else None
 
 
-def settings(ctx: Context, args) -> dict:
+def settings(args) -> dict:
     from ..journal import located
     from ..transport import parse_origin, proxy_for
 
     origin, source = origin_setting(args.origin, os.environ)
-    facts = {"origin": f"{origin} ({came_from(source, '--origin')})", "ca_file": ca_file(), "proxy": "none"}
+    facts = {"origin": f"{origin} ({came_from(source, '--origin')})", "ca_file": ca_file()}
     try:
-        proxy = proxy_for(parse_origin(origin))
-        facts["proxy"] = str(proxy) if proxy else "none"
+        facts["proxy"] = str(proxy_for(parse_origin(origin)) or "none")
     except BenchmarksWikiError as error:
         facts["proxy"] = f"unusable: {error.summary()}"
     if args.no_journal:
         facts["journal"] = "off (--no-journal)"
     else:
         folder, named = located(args.journal)
-        state = "writable" if writable(folder) else "cannot be written"
+        existing = folder  # the journal's folder, or its nearest existing parent, takes the files
+        while not existing.exists() and existing.parent != existing:
+            existing = existing.parent
+        state = "writable" if os.access(existing, os.W_OK | os.X_OK) else "cannot be written"
         facts["journal"] = f"{folder} ({came_from(named, '--journal')}; {state})"
     facts["python"] = f"{platform.python_version()} ({sys.executable})"
     facts["version"] = __version__
@@ -54,8 +64,7 @@ def settings(ctx: Context, args) -> dict:
 
 
 def came_from(source: str, option: str) -> str:
-    """Where a setting came from: ``option``, the default, or the environment variable
-    ``source`` names, spelled as this system's shell spells one."""
+    """Where a setting came from: ``option``, the default, or the environment variable ``source`` names."""
     if source == SETTING_GIVEN:
         return f"from {option}"
     if source == SETTING_DEFAULT:
@@ -81,28 +90,9 @@ def ca_file() -> str:
     return f"{trusted}; but {problem}" if problem else trusted
 
 
-def writable(folder) -> bool:
-    """Whether the journal can be kept in ``folder``: it, or its nearest existing parent, takes files."""
-    while not folder.exists() and folder.parent != folder:
-        folder = folder.parent
-    return os.access(folder, os.W_OK | os.X_OK)
-
-
-def portal_answer(ctx: Context) -> tuple:
-    """One timed read of /stats: the error, if any, and the line that says how it went."""
-    started = time.monotonic()
-    try:
-        stats = ctx.client.stats()
-    except BenchmarksWikiError as error:
-        return error, f"no answer: {ctx.describe(error)}"
-    took = (time.monotonic() - started) * 1000
-    return None, f"answered in {took:.0f} ms: {render.stats(stats)}"
-
-
 def every_route(ctx: Context) -> tuple:
-    """Each read route, read once in the order the next needs: the first error, and a line a
-    route, "fine" with what it held, or what differs from what the client expects, in the
-    portal's own words; a route whose input an earlier one could not give is not read."""
+    """Each read route, read once in the order the next needs: the first error, and a line a route;
+    a route whose input an earlier one could not give is not read."""
     client, found, lines, first = ctx.client, {}, {}, None
 
     def benchmarks():
@@ -111,7 +101,6 @@ def every_route(ctx: Context) -> tuple:
         return f"{len(served)} with problems"
 
     def keep_first(name: str, items) -> str:
-        """Keep the first item's ``name`` for the routes that read with it."""
         listed = list(items)
         found[name] = getattr(listed[0], name) if listed else None
         return f"{len(listed)} read"
@@ -125,23 +114,21 @@ def every_route(ctx: Context) -> tuple:
         again = client.catalog()
         return f"{len(again['benchmarks'])} benchmarks, " + ("with an ETag" if client._catalog else "no ETag")
 
-    routes = (("/api/v1/benchmarks", (), benchmarks),
-              ("/api/v1/benchmarks/{slug}", ("slug",), lambda: client.benchmark(found["slug"]).name),
-              ("/api/v1/benchmarks/{slug}/tasks", ("slug",),
-               lambda: keep_first("task_id", client.tasks(found["slug"], limit=1))),
-              ("/api/v1/tasks/{task_id}", ("task_id",), lambda: client.task(found["task_id"]).key),
-              ("/api/v1/tasks/{task_id}/markdown", ("task_id",),
-               lambda: f"{len(client.markdown(found['task_id']))} characters"),
-              ("/api/v1/threads", (), lambda: keep_first("thread_id", client.threads(limit=1))),
-              ("/api/v1/threads/{thread_id}", ("thread_id",), thread),
-              ("/api/v1/activity", (), lambda: f"{len(list(client.activity(limit=5)))} read"),
-              ("/api/v1/catalog", (), catalog), ("/search", (), lambda: f"{len(client.search_results('a'))} results"))
-    for route, needs, read in routes:
-        name = "GET " + route.format(**{key: value for key, value in found.items() if value})
-        missing = [need for need in needs if not found.get(need)]
+    routes = (("/api/v1/benchmarks", benchmarks),
+              ("/api/v1/benchmarks/{slug}", lambda: client.benchmark(found["slug"]).name),
+              ("/api/v1/benchmarks/{slug}/tasks", lambda: keep_first("task_id", client.tasks(found["slug"], limit=1))),
+              ("/api/v1/tasks/{task_id}", lambda: client.task(found["task_id"]).key),
+              ("/api/v1/tasks/{task_id}/markdown", lambda: f"{len(client.markdown(found['task_id']))} characters"),
+              ("/api/v1/threads", lambda: keep_first("thread_id", client.threads(limit=1))),
+              ("/api/v1/threads/{thread_id}", thread),
+              ("/api/v1/activity", lambda: f"{len(list(client.activity(limit=5)))} read"),
+              ("/api/v1/catalog", catalog), ("/search", lambda: f"{len(client.search_results('a'))} results"))
+    for route, read in routes:
+        missing = [need for need in re.findall(r"{(\w+)}", route) if not found.get(need)]
         if missing:
-            lines[name] = f"not read: no {missing[0].replace('_', ' ')} to read it with"
+            lines["GET " + route] = f"not read: no {missing[0].replace('_', ' ')} to read it with"
             continue
+        name = "GET " + route.format(**found)
         try:
             lines[name] = f"fine ({read()})"
         except BenchmarksWikiError as error:

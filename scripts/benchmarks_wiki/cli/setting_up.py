@@ -1,11 +1,5 @@
-"""The commands that set things up, for the person installing; an agent runs none of them,
-so the skill's archive leaves this module out: the skill packed into one reproducible archive
-or installed in an agent's skills folder, the sandbox, and shell completion.
-
-The skill is SKILL.md, LICENSE, reference/*.md, the three scripts and what of this package
-they run. In a checkout the first four sit around the package; an installed package has no
-checkout around it, so a built one carries them in ``skill_files/`` (setup.py puts them there).
-"""
+"""The commands for the person installing, which the skill's archive leaves out: the skill
+packed or installed, the sandbox, and shell completion."""
 
 from __future__ import annotations
 
@@ -26,15 +20,13 @@ from . import render
 from .context import Context
 from .table import COMMANDS, COMMON, READ, SCRIPTS, VIEWS
 
-ARCHIVE_NAME = f"{NAME}.zip"
+# An installed package has no checkout around it, so a built one carries the skill's files outside
+# the package here (setup.py puts them there).
 BUNDLED = "skill_files"
-# The skill's folders and files outside the package: its instructions, its reference pages,
-# and the folder of the scripts, which holds the package too.
 INSTRUCTIONS, REFERENCE, SCRIPTS_FOLDER = "SKILL.md", "reference", "scripts"
 SCRIPT_PATHS = tuple(f"{SCRIPTS_FOLDER}/{name}" for name in sorted(SCRIPTS.values()))
 PACKAGE = Path(__file__).resolve().parent.parent
-# What of the package no script runs: the sandbox, the setup commands, and running the
-# package itself; the pip package keeps them.
+# What of the package no script runs; the pip package keeps them.
 NOT_IN_THE_SKILL = ("sandbox", "cli/setting_up.py", "__main__.py")
 # The earliest time a zip entry can hold: the same for every build, so that the same source
 # always gives the same bytes, whenever and wherever its files were copied.
@@ -42,26 +34,6 @@ FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 EXECUTABLE, PLAIN = 0o755, 0o644
 
 SkillFile = namedtuple("SkillFile", "path data mode")  # path: inside the skill folder, with "/"
-Packed = namedtuple("Packed", "path size entries")
-# ``previous``: what the folder held before, as a Present, or None when there was nothing.
-Installed = namedtuple("Installed", "folder version previous")
-
-
-class Present(namedtuple("Present", "version identical")):
-    """A skill folder found where the skill goes: its version, if it names one, and whether
-    it holds exactly the files that would be installed."""
-
-    def label(self, ours: Optional[str]) -> str:
-        if self.version is None:
-            return "(no version)"
-        return f"{self.version} (other files)" if self.version == ours else self.version
-
-    def described(self, ours: Optional[str]) -> str:
-        if self.version is None:
-            return "no version of this skill (no metadata.version in a SKILL.md)"
-        if self.version == ours:
-            return f"version {self.version}, with files that differ from this copy's"
-        return f"version {self.version}"
 
 
 def top_level_paths(root: Path) -> List[str]:
@@ -71,28 +43,21 @@ def top_level_paths(root: Path) -> List[str]:
     return ["LICENSE", INSTRUCTIONS, *documents, *SCRIPT_PATHS]
 
 
-def source_root() -> Path:
-    """Where the files outside the package are: the checkout (or unpacked skill) around the
-    package first, so that an editable install uses what is being edited; else the bundle."""
-    for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
-        if (root / INSTRUCTIONS).is_file() and (root / SCRIPTS_FOLDER / SCRIPTS[READ]).is_file():
-            return root
-    raise fail("skill_files_missing", path=PACKAGE)
-
-
-def package_paths() -> List[str]:
-    """The package's modules the scripts run, relative to it: no caches, no hidden files, not
-    the bundle, nothing only the setup commands run."""
-    relatives = (path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py"))
-    return [relative for relative in relatives if not relative.startswith((f"{BUNDLED}/", *NOT_IN_THE_SKILL))
-            and not any(part.startswith(".") or part == "__pycache__" for part in relative.split("/"))]
-
-
 def skill_files() -> List[SkillFile]:
     """Every file of the skill with its bytes and mode, sorted by path."""
-    root = source_root()
+    # The checkout (or unpacked skill) around the package first, so that an editable install
+    # uses what is being edited; else the bundle.
+    for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
+        if (root / INSTRUCTIONS).is_file() and (root / SCRIPTS_FOLDER / SCRIPTS[READ]).is_file():
+            break
+    else:
+        raise fail("skill_files_missing", path=PACKAGE)
     sources = {relative: root / relative for relative in top_level_paths(root)}
-    sources.update({f"{SCRIPTS_FOLDER}/{PACKAGE.name}/{relative}": PACKAGE / relative for relative in package_paths()})
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if not relative.startswith((f"{BUNDLED}/", *NOT_IN_THE_SKILL)) and not any(
+                part.startswith(".") or part == "__pycache__" for part in relative.split("/")):
+            sources[f"{SCRIPTS_FOLDER}/{PACKAGE.name}/{relative}"] = path
     try:
         return sorted(SkillFile(path, source.read_bytes(), EXECUTABLE if path in SCRIPT_PATHS else PLAIN)
                       for path, source in sources.items())
@@ -107,67 +72,53 @@ def skill_version(text: str) -> Optional[str]:
     return found.group(1) if found else None
 
 
-def pack(out_dir=".") -> Packed:
-    """Write ``benchmarks-wiki.zip`` in ``out_dir``: one top folder, ``benchmarks-wiki/``,
-    with the same bytes for the same source."""
-    files = skill_files()
-    archive = _folder_to_write(out_dir) / ARCHIVE_NAME
-
-    def write(temporary: Path) -> None:
-        with zipfile.ZipFile(temporary, "x") as bundle:
-            for item in files:
-                entry = zipfile.ZipInfo(f"{NAME}/{item.path}", date_time=FIXED_TIME)
-                entry.create_system = 3  # Unix, whatever builds it, so that the modes below are read
-                entry.external_attr = (0o100000 | item.mode) << 16  # a regular file with this mode
-                bundle.writestr(entry, item.data, zipfile.ZIP_DEFLATED)
-
-    with _writing(archive):
-        archive.parent.mkdir(parents=True, exist_ok=True)
-        replace_atomically(archive, write)
-    return Packed(archive, archive.stat().st_size, len(files))
-
-
 def _folder_to_write(given) -> Path:
-    """The folder to write in, as an absolute path; a file in its place is refused (a missing
-    folder is made when written)."""
+    """The folder to write in, as an absolute path; a file in its place is refused."""
     folder = Path(given).expanduser().absolute()
     if folder.exists() and not folder.is_dir():
         raise fail("not_a_folder", path=folder)
     return folder
 
 
-def install(dest, force: bool = False) -> Installed:
-    """Install the skill as ``dest/benchmarks-wiki``. The same skill already there is left
-    alone; any other is replaced only with ``force``."""
+def install(dest, force: bool = False) -> tuple:
+    """Install the skill as ``dest/benchmarks-wiki``: its folder and a line saying what happened. The
+    same skill already there is left alone; any other is replaced only with ``force``."""
     files = skill_files()
     version = skill_version(next(item for item in files if item.path == INSTRUCTIONS).data.decode("utf-8"))
     folder = _folder_to_write(dest) / NAME
-    previous = present(folder, files)
-    if previous is None or not previous.identical:
-        if previous is not None and not force:
-            raise fail("other_skill_there", path=folder, present=previous.described(version), version=version)
-        with _writing(folder):
-            _replace_folder(folder, files)
-    return Installed(folder, version, previous)
-
-
-def present(folder: Path, files: List[SkillFile]) -> Optional[Present]:
-    """What ``folder`` holds now, or None when there is nothing there. Identical means these
-    files, byte for byte, and no others (caches aside, since running the scripts writes them)."""
     if not os.path.lexists(folder):
-        return None
-    try:
-        version = skill_version((folder / INSTRUCTIONS).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        version = None
+        happened = f"installed {NAME} {version} in {folder}"
+    elif _holds_only(folder, files):
+        return folder, f"{NAME} {version} is already installed in {folder}; nothing changed"
+    else:
+        try:
+            there = skill_version((folder / INSTRUCTIONS).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            there = None
+        if there is None:
+            present, label = "no version of this skill (no metadata.version in a SKILL.md)", "(no version)"
+        elif there == version:
+            present, label = f"version {there}, with files that differ from this copy's", f"{there} (other files)"
+        else:
+            present, label = f"version {there}", there
+        if not force:
+            raise fail("other_skill_there", path=folder, present=present, version=version)
+        happened = f"replaced {NAME} {label} with {version} in {folder}"
+    with _writing(folder):
+        _replace_folder(folder, files)
+    return folder, happened
+
+
+def _holds_only(folder: Path, files: List[SkillFile]) -> bool:
+    """Whether ``folder`` holds these files, byte for byte, and no others (caches aside, since
+    running the scripts writes them)."""
     try:
         there = sorted("/".join(path.relative_to(folder).parts) for path in folder.rglob("*")
                        if path.is_file() and "__pycache__" not in path.parts)
-        identical = there == [item.path for item in files] and all(
+        return there == [item.path for item in files] and all(
             (folder / item.path).read_bytes() == item.data for item in files)
     except OSError:
-        identical = False
-    return Present(version, identical)
+        return False
 
 
 def _replace_folder(folder: Path, files: List[SkillFile]) -> None:
@@ -199,8 +150,7 @@ def _replace_folder(folder: Path, files: List[SkillFile]) -> None:
 
 
 def _discard(old: Path) -> None:
-    """The old skill, once the new one is in place: a hidden leftover of it is not worth
-    failing an install that has succeeded."""
+    """A hidden leftover of the old skill is not worth failing an install that has succeeded."""
     if old.is_dir() and not old.is_symlink():
         shutil.rmtree(old, ignore_errors=True)
     else:
@@ -217,35 +167,36 @@ def _writing(where: Path):
         raise fail("cannot_write", path=error.filename or where, problem=error.strerror or error) from None
 
 
-# -- skill pack and skill install ---------------------------------------------------------
-
 def run_pack(ctx: Context, args) -> None:
-    packed = pack(args.out or ".")
-    ctx.out(render.line(f"{packed.path}  {packed.size} bytes, {packed.entries} files"))
+    """Write the skill as ``benchmarks-wiki.zip``: one top folder, with the same bytes for the same source."""
+    files = skill_files()
+    archive = _folder_to_write(args.out or ".") / f"{NAME}.zip"
+
+    def write(temporary: Path) -> None:
+        with zipfile.ZipFile(temporary, "x") as bundle:
+            for item in files:
+                entry = zipfile.ZipInfo(f"{NAME}/{item.path}", date_time=FIXED_TIME)
+                entry.create_system = 3  # Unix, whatever builds it, so that the modes below are read
+                entry.external_attr = (0o100000 | item.mode) << 16  # a regular file with this mode
+                bundle.writestr(entry, item.data, zipfile.ZIP_DEFLATED)
+
+    with _writing(archive):
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        replace_atomically(archive, write)
+    ctx.out(render.line(f"{archive}  {archive.stat().st_size} bytes, {len(files)} files"))
 
 
 def run_install(ctx: Context, args) -> None:
-    done = install(args.dest, force=args.force)
-    if done.previous is None:
-        happened = f"installed {NAME} {done.version} in {done.folder}"
-    elif done.previous.identical:
-        happened = f"{NAME} {done.version} is already installed in {done.folder}; nothing changed"
-    else:
-        happened = f"replaced {NAME} {done.previous.label(done.version)} with {done.version} in {done.folder}"
+    folder, happened = install(args.dest, force=args.force)
     ctx.out(render.line(happened))
-    scripts = str(done.folder / SCRIPTS_FOLDER)
-    ctx.out(render.line(f"check it works: {VIEWS['draw'].spell('stats', scripts)}"))
+    ctx.out(render.line(f"check it works: {VIEWS['draw'].spell('stats', str(folder / SCRIPTS_FOLDER))}"))
 
-
-# -- the sandbox ----------------------------------------------------------------------------
 
 def run_sandbox(ctx: Context, args) -> int:
     from ..sandbox import serve  # here: only this command pays for the sandbox
 
     return serve(port=args.port, host=args.host, replies=args.replies, reply_after=args.reply_after)
 
-
-# -- completion -----------------------------------------------------------------------------
 
 def words() -> dict:
     """For each command (and ``skill ACTION``), the words that may follow it; "" holds the commands."""

@@ -1,11 +1,9 @@
-"""The one table of commands, and the parser each program builds from its share of it.
+"""The one table of commands, from which each program's parser, help, shell completion and the
+command reference are written.
 
-``benchmarks-wiki`` shows every command; ``scripts/draw.py`` only those that read,
-``scripts/post.py`` only ``post`` and ``scripts/follow.py`` only ``follow``, so that an agent
-can be allowed to read without being allowed to write. ``skill``, ``sandbox`` and
-``completion``, which set things up, are for the person installing, so only
-``benchmarks-wiki`` shows them. Help, shell completion and the command reference are all
-written from this table.
+``scripts/draw.py`` shows only the commands that read, ``scripts/post.py`` only ``post`` and
+``scripts/follow.py`` only ``follow``, so that an agent can be allowed to read without being
+allowed to write; only ``benchmarks-wiki`` shows the setup commands, for the person installing.
 """
 
 from __future__ import annotations
@@ -16,19 +14,18 @@ import functools
 import os
 import re
 import sys
-from typing import Callable, NamedTuple, Optional
+from collections import namedtuple
+from typing import NamedTuple, Optional
 
-from .. import (AGENT_NAME_VARIABLE, CA_FILE_VARIABLE, CA_VARIABLES, DEBUG_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE,
-                NAME, ORIGIN_VARIABLE, PACKAGE, __version__, errors, rules)
+from .. import (AGENT_NAME_VARIABLE, JOURNAL_VARIABLE, MODEL_VARIABLE, NAME, ORIGIN_VARIABLE, PACKAGE, __version__,
+                errors, rules)
 from ..rules import (DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, KINDS,
                      MAX_BODY_BYTES, NONCE_KEPT_HOURS, RETRIED_STATUSES, TIMES, default_kind)
 from .messages import USAGE
 from .safe import line, shell_word
 
 READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
-# What each kind of error exits with, decided here once: the portal answered an error (1),
-# the client refused (2), the network failed (3), a file on this machine could not be used
-# (4); and besides errors, interrupted (130) and a failure of the program itself (70).
+# What each kind of error exits with; besides errors, interrupted (130) and a failure of the program itself (70).
 EXIT_CODES = {errors.ApiError: 1, errors.ValidationError: 2, errors.TransportError: 3, errors.LocalError: 4}
 EXIT_INTERRUPTED, EXIT_UNEXPECTED = 130, 70
 DEFAULT_LIST_LIMIT = 20
@@ -38,31 +35,14 @@ def exit_code(error: errors.BenchmarksWikiError) -> int:
     return next(code for kind, code in EXIT_CODES.items() if isinstance(error, kind))
 
 
-class Command(NamedTuple):
-    """One command. ``run`` names its handler as "module.function" in this package, imported
-    only when it runs (none for a command of ``actions``, each of which has its own); ``example`` is what follows the command's name in a call that runs as
-    shown; ``prints`` says what comes out; ``when_missing`` is the command that shows what
-    does exist, suggested when the portal answers 404; ``check`` refuses combinations of
-    arguments argparse alone cannot; ``actions`` are sub-commands."""
-
-    name: str
-    group: str
-    summary: str
-    run: str
-    arguments: tuple = ()
-    example: str = ""
-    prints: str = ""
-    when_missing: tuple = ()
-    check: Optional[Callable] = None
-    actions: tuple = ()
-
-
-class Argument(NamedTuple):
-    """An argument as argparse takes it; ``range`` (a :class:`rules.Range`) is said in its
-    help, and checked by the library, which every value reaches."""
-
-    flags: tuple
-    options: dict
+# ``run`` names the handler as "module.function" in this package, imported only when it runs;
+# ``example`` follows the command's name in a call that runs as shown; ``when_missing`` is the
+# command that shows what does exist, suggested when the portal answers 404; ``check`` refuses
+# combinations of arguments argparse alone cannot; ``actions`` are sub-commands, each with its own ``run``.
+Command = namedtuple("Command", "name group summary run arguments example prints when_missing check actions",
+                     defaults=((), "", "", (), None, ()))
+# ``range`` (a rules.Range) is said in the help, and checked by the library, which every value reaches.
+Argument = namedtuple("Argument", "flags options")
 
 
 def arg(*flags, **options) -> Argument:
@@ -270,7 +250,6 @@ def flag(command: str, attribute: str) -> str:
     return next(argument.flags[0] for argument in arguments if destination(argument) == attribute)
 
 
-# Where the journal is kept when neither --journal nor its environment variable names a folder.
 JOURNAL_HOME = f"{NAME} in $XDG_STATE_HOME, else in ~/.local/state (%LOCALAPPDATA% on Windows)"
 # Options accepted before or after the command.
 COMMON = (
@@ -285,24 +264,10 @@ COMMON = (
     arg("--no-journal", action="store_true", help="keep no journal"),
     arg("--verbose", action="store_true", help="say on stderr each retry and why"),
 )
-# The environment the programs read, and what for.
-ENVIRONMENT = (
-    (ORIGIN_VARIABLE, "the portal, when `--origin` is not given"),
-    (AGENT_NAME_VARIABLE, "the name a post claims, when `--name` is not given"),
-    (MODEL_VARIABLE, "the model a post claims, when `--model` is not given"),
-    (JOURNAL_VARIABLE, "the journal's folder, when `--journal` is not given"),
-    ("XDG_STATE_HOME", f"where the journal is, when neither `--journal` nor `${JOURNAL_VARIABLE}` is given: "
-     f"{JOURNAL_HOME}"),
-    (CA_FILE_VARIABLE, "a PEM file of CAs to trust besides the system's (the sandbox's, say)"),
-    (", ".join(CA_VARIABLES), "the CAs to trust instead of the system's; verification is never off"),
-    ("https_proxy, http_proxy, no_proxy", "an `http://host:port` proxy without credentials"),
-    (DEBUG_VARIABLE, "`1` shows the traceback of an unexpected failure"),
-)
 
 
 class View(NamedTuple):
-    """One program: its name, what it is for, its share of the commands, and, for the
-    bundled scripts, which script does each group's work."""
+    """One program; ``script_of``, for the bundled scripts, says which script does each group's work."""
 
     prog: str
     about: str
@@ -319,19 +284,17 @@ class View(NamedTuple):
         return self.script_of is not None
 
     def words(self, command: Command, parent: Optional[Command] = None) -> list:
-        """The words that run ``command`` (an action of ``parent``): a program of one command
-        takes no command name."""
+        """The words that run ``command`` (an action of ``parent``)."""
         return [self.prog] if self.single else [self.prog, *([parent.name] if parent else []), command.name]
 
     def runner(self, group: str, folder: Optional[str] = None) -> str:
-        """How to run the script of a group of commands in ``folder``, by default the folder of
-        the script run; the setup commands are no script's: the package's, beside the scripts."""
+        """How to run the script of a group in ``folder``, by default the folder of the script run; the
+        setup commands are no script's: the package's, beside the scripts."""
         folder = os.path.dirname(sys.argv[0]) if folder is None else folder
         return f"python3 {shell_word(os.path.join(folder, self.script_of.get(group, PACKAGE)))}"
 
     def spell(self, name: str, folder: Optional[str] = None) -> str:
-        """How to invoke a command from where this one was invoked, or, for the scripts, with
-        them in ``folder``."""
+        """How to invoke a command from where this one was invoked, or with the scripts in ``folder``."""
         if not self.is_skill:
             return f"{NAME} {name}"
         command = BY_NAME[name.split()[0]]
@@ -339,7 +302,6 @@ class View(NamedTuple):
         return self.runner(command.group, folder) + ("" if runs_one else f" {name}")
 
 
-# The bundled scripts, by the group of commands each runs.
 SCRIPTS = {READ: "draw.py", WRITE: "post.py", WAIT: "follow.py"}
 VIEWS = {
     NAME: View(NAME, "Draw a public benchmark problem, attempt it, publish what you "
@@ -353,19 +315,15 @@ VIEWS = {
 }
 
 
-# -- the parsers, built from the table ----------------------------------------------------------
-
-# A fixed width, so that help reads the same on every terminal and in the references.
-HELP_FORMAT = functools.partial(argparse.RawDescriptionHelpFormatter, width=100, max_help_position=24)
-
-
 class Parser(argparse.ArgumentParser):
     """A parser whose every refusal is one line that says what to do, and exits 2."""
 
     def __init__(self, view: "View", **options):
         self.view = view
         self.choices: tuple = ()  # the names of the commands or actions it chooses among, if any
-        super().__init__(formatter_class=HELP_FORMAT, allow_abbrev=False, **options)
+        # A fixed width, so that help reads the same on every terminal and in the references.
+        formatter = functools.partial(argparse.RawDescriptionHelpFormatter, width=100, max_help_position=24)
+        super().__init__(formatter_class=formatter, allow_abbrev=False, **options)
 
     def error(self, message: str):
         refuse_with(self.prog, reworded(self.view, message, self.choices))
@@ -435,8 +393,7 @@ def _add(parser: argparse.ArgumentParser, argument: Argument, shown: bool = True
 
 
 def parser_for(view: "View") -> Parser:
-    """The parser of one program: its commands, each with its arguments and the common
-    options, which go before or after the command."""
+    """The parser of one program, whose common options go before or after the command."""
     if view.single:
         parser = Parser(view, prog=view.prog, description=view.single.summary, epilog=_epilog(view, view.single))
         _command(parser, view.single)
@@ -453,8 +410,7 @@ def parser_for(view: "View") -> Parser:
 
 
 def _command(parser: Parser, command: Command) -> None:
-    """A command's own arguments; in a program of several commands, the common options too,
-    accepted after it and said once, in the program's help."""
+    """A command's arguments; with several commands, the common options too, said once in the program's help."""
     for argument in command.arguments:
         _add(parser, argument)
     if not parser.view.single:
