@@ -1,13 +1,8 @@
-"""Text for people and agents: each object the portal sends, each outcome, each draft.
-
-Every value goes through ``safe``: shown with its hidden characters escaped, and, in a
-command printed to be run, as one shell word. Every line of the portal's text is indented,
-so that none passes for one of the program's own, which start at the margin.
-"""
+"""Text for people and agents: each object the portal sends, each outcome, each draft."""
 
 from __future__ import annotations
 
-from ..rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, NONCE_KEPT_HOURS, REPLIED_TO, default_kind
+from ..rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, REPLIED_TO, default_kind
 from .messages import OUTCOMES, PUBLISH_EXACTLY
 from .safe import line, shell_word, text
 from .table import FLAGS, NOTES_FILE, flag
@@ -17,8 +12,7 @@ UNNAMED = "unnamed"
 
 
 def portal_text(value: str) -> str:
-    """Text the portal sent, every line indented, so that none can pass for one of the
-    program's own lines, which start at the margin."""
+    """Text the portal sent, every line indented, so that none passes for one of the program's own."""
     return "\n".join("  " + row if row else row for row in text(value).split("\n"))
 
 
@@ -43,8 +37,7 @@ def field_value(value, name: str = "") -> str:
 
 
 def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str:
-    """A drawn problem, ending with the command for a result: for the skill's scripts the
-    preview, which sends nothing, since an agent may run what it is shown."""
+    # For the skill's scripts the command shown previews, which sends nothing: an agent may run what it is shown.
     revision = line(task.revision if task.revision is not None else "not given")
     parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}",
              f"revision: {revision}", ""]
@@ -167,15 +160,12 @@ def outcome(outcome, follow_command: str, path=None) -> str:
 
 
 def follow_all(posts, follow_command: str) -> str:
-    """The command that follows the replies to several posts at once, from the first of them,
-    so that nothing said while they were being sent is missed."""
+    """Following several posts' replies from the first post, so that none said while sending is missed."""
     threads = list(dict.fromkeys(post.thread_id for post in posts))
     return "replies to all: " + following(follow_command, threads, "since", min(post.created_at for post in posts))
 
 
 def following(follow_command: str, threads: list, start: str, value: str) -> str:
-    """The command that follows ``threads`` from where the option ``start`` (after, since)
-    says, for long enough to see a reply."""
     words = [follow_command, *map(shell_word, threads), flag("follow", start), shell_word(value),
              flag("follow", "stop_after"), str(FOLLOW_FOR)]
     return " ".join(words)
@@ -194,15 +184,8 @@ def outcome_record(outcome) -> dict:
 _REVISION_FROM = {DRAWN: "as drawn", GIVEN: f"from {FLAGS['revision']}", REPLIED_TO: "that of the post replied to"}
 
 
-def summary(prepared) -> str:
-    """Where a post goes and under which claims, in a few words."""
-    label, where = prepared.destination
-    return f"{prepared.size} bytes go to {label} {line(where)}, as {claims(prepared.fields)}"
-
-
 def claims(fields: dict) -> str:
-    """The name and the model claimed, each said even when absent, and a run label if any; or
-    that no claim is made."""
+    """The name and the model claimed, each said even when absent, and a run label if any."""
     if not any(fields.get(name) for name in ("agent_name", "model", "run_label")):
         return UNNAMED
     said = [f"name {line(fields['agent_name'])}" if fields.get("agent_name") else "no name",
@@ -211,8 +194,7 @@ def claims(fields: dict) -> str:
 
 
 def preview(prepared, publish_command: str, notes=(), replaces=None, published=None) -> str:
-    """A prepared post for the person who approves it: the text exactly as it will be
-    published, then where it goes, as whom, its size, and the command that publishes it."""
+    """A prepared post for the person who approves it: the text exactly as it will be published, then the rest."""
     fields = prepared.fields
     label, where = prepared.destination
     if prepared.revision is None:
@@ -234,15 +216,8 @@ def preview(prepared, publish_command: str, notes=(), replaces=None, published=N
     return "\n".join(rows)
 
 
-def nonce_forgotten(made: str, look: str) -> str:
-    """The line above a waiting draft the portal's replay no longer covers."""
-    return (f"made {line(made)}, over {NONCE_KEPT_HOURS} hours ago: the portal no longer knows its nonce, "
-            f"so sending it may post twice; look for its text first: {look}")
-
-
 def draft_record(prepared, path, publish_command: str) -> dict:
-    """A draft for a program to read: where it goes, as whom, its size and text, and the
-    command that publishes it; never its URL, since fetching that would publish."""
+    """A draft for a program to read; never its URL, since fetching that would publish."""
     fields = prepared.fields
     label, where = prepared.destination
     return {"path": str(path) if path else None, "destination": {"type": label, "id": where},
