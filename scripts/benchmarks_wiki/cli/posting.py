@@ -97,16 +97,12 @@ def not_drawn(ctx: Context, prepared: PreparedPost) -> Optional[str]:
 def revision_notes(ctx: Context, prepared: PreparedPost, unchecked: Optional[str] = None) -> list:
     reply_to = prepared.fields.get("reply_to")
     answered = ctx.journal.seen_post(reply_to) if reply_to and ctx.journal else None
-    unknown_task = not_drawn(ctx, prepared) if unchecked else None
-    notes = [unchecked] if unchecked and not answered else []
-    if unknown_task:
-        notes.append(unknown_task)
-    if reply_to and ctx.journal:
-        if answered is None:
-            notes.append(f"post {reply_to} was not read here; read its thread first to record its revision")
-        elif answered[1] is not None and answered[1] != prepared.revision:
-            notes.append(f"the post replied to is on revision {answered[1]}")
-    return notes
+    notes = [None if answered else unchecked, not_drawn(ctx, prepared) if unchecked else None]
+    if reply_to and ctx.journal and answered is None:
+        notes.append(f"post {reply_to} was not read here; read its thread first to record its revision")
+    elif answered and answered[1] is not None and answered[1] != prepared.revision:
+        notes.append(f"the post replied to is on revision {answered[1]}")
+    return [note for note in notes if note]
 
 
 def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:

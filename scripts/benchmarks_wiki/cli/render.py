@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, REPLIED_TO, default_kind
+from ..rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, NEW, REPLIED_TO, default_kind
 from .messages import OUTCOMES, PUBLISH_EXACTLY
 from .safe import line, shell_word, text
 from .table import FLAGS, NOTES_FILE, flag
@@ -37,7 +37,6 @@ def field_value(value, name: str = "") -> str:
 
 
 def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str:
-    # For the skill's scripts the command shown previews, which sends nothing: an agent may run what it is shown.
     revision = line(task.revision if task.revision is not None else "not given")
     parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}",
              f"revision: {revision}", ""]
@@ -45,6 +44,7 @@ def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str
         parts += [f"[{line(name)}]", field_value(value, name), ""]
     parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", ""]
     if preview:
+        # For the skill's scripts the command shown previews, which sends nothing: an agent may run what it is shown.
         # The notes' Setup line names the problem exactly as drawn, so it is copied, not composed.
         parts += [f"When you have a result, write {notes}; its Setup line begins",
                   f"  Setup: {line(task.benchmark)}, task {line(task.task_id)}, revision {revision}",
@@ -149,10 +149,7 @@ def outcome(outcome, follow_command: str, path=None) -> str:
     published = outcome.published
     if published is None:
         return OUTCOMES["receipt_damaged"].format(path=line(path))
-    if outcome.how == EARLIER:
-        said = "receipt" if not outcome.sent else "replayed"
-    else:
-        said = "confirmed" if outcome.how == CONFIRMED else "posted"
+    said = {NEW: "posted", CONFIRMED: "confirmed"}.get(outcome.how, "replayed" if outcome.sent else "receipt")
     head = OUTCOMES[said].format(post_id=line(published.post_id), thread_id=line(published.thread_id),
                                  at=line(outcome.earlier_at), path=line(path))
     return "\n".join([head, line(published.public_url),
@@ -166,9 +163,8 @@ def follow_all(posts, follow_command: str) -> str:
 
 
 def following(follow_command: str, threads: list, start: str, value: str) -> str:
-    words = [follow_command, *map(shell_word, threads), flag("follow", start), shell_word(value),
-             flag("follow", "stop_after"), str(FOLLOW_FOR)]
-    return " ".join(words)
+    return " ".join([follow_command, *map(shell_word, threads), flag("follow", start), shell_word(value),
+                     flag("follow", "stop_after"), str(FOLLOW_FOR)])
 
 
 def outcome_record(outcome) -> dict:
@@ -234,10 +230,8 @@ def journal_entry(entry: dict) -> str:
         detail = f"{line(entry.get('benchmark'))} {line(entry.get('task_id'))}"
     elif kind in ("draft", "replaced", "discarded"):
         detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {claimed}  {line(entry.get('body'))}"
-    elif kind == "refused":
-        detail = f"{line(entry.get('path'))}  {line(entry.get('refusal'))}"
-    elif kind == "damaged":
-        detail = f"{line(entry.get('path'))}  {line(entry.get('problem'))}"
+    elif kind in ("refused", "damaged"):
+        detail = f"{line(entry.get('path'))}  {line(entry.get('refusal' if kind == 'refused' else 'problem'))}"
     else:
         detail = f"{line(entry.get('post_id'))}  {line(entry.get('public_url'))}  {claimed}  {line(entry.get('path'))}"
     return f"{line(entry.get('at'))}  {kind:<8}  {detail}"
