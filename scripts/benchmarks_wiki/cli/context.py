@@ -1,7 +1,4 @@
-"""What every command shares: its clients and journal, its output, and the one line that
-says what went wrong, in this program's own terms."""
-
-from __future__ import annotations
+"""What every command shares: its clients and journal, its output, and the one line for an error."""
 
 import sys
 import time
@@ -81,7 +78,6 @@ class Context:
             return write(*arguments)
         except OSError as error:
             self.journal_failed(error)
-            return None
 
     def journal_failed(self, error: OSError) -> None:
         if not self._journal_failed:

@@ -1,18 +1,14 @@
 """Every word the command line says of its own, each once; the troubleshooting reference is
 written from these tables and the library's."""
 
-from __future__ import annotations
-
 import os
 import string
 from typing import Callable, Optional
 
 from .safe import shell_word
 
-# The words before the command that publishes a previewed post.
 PUBLISH_EXACTLY = "to publish exactly this"
 
-# Every refusal of the arguments, by name.
 USAGE = {
     "draft_with_fields": "--draft holds the whole post; drop {flags}",
     "resend_without_draft": "--resend goes with --draft",
@@ -88,9 +84,7 @@ ADVICE = {
     "other_skill_there": "to replace it with {version}, add --force",
 }
 
-# What a failed publish says after what happened, in place of any remedy of the error's
-# that a retry could not mend: whether it may have been recorded, and the command that sends
-# the same request again.
+# What a failed publish says after what happened, in place of a remedy a retry could not mend.
 POST_ADVICE = {
     "unknown": "{when}resend the same request, as it may or may not be posted and the same request cannot post "
                "twice: {command}",
@@ -100,7 +94,6 @@ POST_ADVICE = {
                    "cannot post twice: {command}",
 }
 
-# What sending a post did, one wording each.
 OUTCOMES = {
     "posted": "posted {post_id} in {thread_id}",
     "confirmed": "posted {post_id} in {thread_id}; its first answer was lost, and the retry confirmed it: "

@@ -1,7 +1,5 @@
 """The post command: prepare a post, keep it as a draft, show it, and send it once."""
 
-from __future__ import annotations
-
 import sys
 from collections import namedtuple
 from pathlib import Path

@@ -1,7 +1,5 @@
 """The commands that read: each asks the client and prints what came back."""
 
-from __future__ import annotations
-
 import contextlib
 import random
 
@@ -126,8 +124,7 @@ def run_journal(ctx: Context, args) -> None:
     if args.pending:
         show_pending(ctx, journal)
     elif args.discard:
-        discarded = journal.discard(args.discard)
-        ctx.say("discarded", path=discarded.path)
+        ctx.say("discarded", path=journal.discard(args.discard).path)
     else:
         since = check_timestamp(args.since) if args.since else None
         limit = None if args.all or since else args.limit

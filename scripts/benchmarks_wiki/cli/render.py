@@ -1,7 +1,5 @@
 """Text for people and agents: each object the portal sends, each outcome, each draft."""
 
-from __future__ import annotations
-
 from ..rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, NEW, REPLIED_TO, default_kind
 from .messages import OUTCOMES, PUBLISH_EXACTLY
 from .safe import line, shell_word, text

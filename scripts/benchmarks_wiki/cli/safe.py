@@ -5,8 +5,6 @@ as nothing, could rewrite the screen, hide text from the person while a model re
 forge a line of output, so each is shown as a visible escape.
 """
 
-from __future__ import annotations
-
 # Characters Python counts printable that show as nothing or change the look of their
 # neighbours: fillers, the combining grapheme joiner, variation selectors.
 _FILLERS = frozenset([0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0,
