@@ -24,18 +24,16 @@ class Context:
         self._client_options = {"sleep": self._sleep, **(client_options or {})}
         self._clients: dict = {}
         self._journal_failed = False
-        self._log_handler = self._say_retries() if args.verbose else None
+        self._log_handler = None
+        if args.verbose:  # the library's log of retries, on stderr, each on one line
+            import logging
 
-    def _say_retries(self):
-        """Have the library's log of retries said on stderr, each on one line."""
-        import logging
-
-        handler = logging.StreamHandler(sys.stderr)
-        formatter = logging.Formatter(f"{self.view.prog}: %(message)s")
-        handler.format = lambda record: render.line(formatter.format(record))  # the portal's reason phrase is in it
-        logging.getLogger(PACKAGE).addHandler(handler)
-        logging.getLogger(PACKAGE).setLevel(logging.INFO)
-        return handler
+            self._log_handler = logging.StreamHandler(sys.stderr)
+            formatter = logging.Formatter(f"{view.prog}: %(message)s")
+            # The portal's reason phrase is in the message.
+            self._log_handler.format = lambda record: render.line(formatter.format(record))
+            logging.getLogger(PACKAGE).addHandler(self._log_handler)
+            logging.getLogger(PACKAGE).setLevel(logging.INFO)
 
     @property
     def client(self):
@@ -105,8 +103,7 @@ class Context:
         return exit_code(error)
 
     def out(self, text: str) -> None:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
+        print(text, flush=True)
 
     def out_as_is(self, text: str) -> None:
         """A page as the portal sent it (unsafe characters made visible), ending with one newline."""

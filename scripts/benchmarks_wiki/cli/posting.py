@@ -31,9 +31,8 @@ def run_post(ctx: Context, args) -> Optional[int]:
                                   revision_from=source)
     unchecked = None
     if args.preview:
-        # Read once whether the portal has where the post goes, so that the person approves a
-        # post that will publish: what would be refused is refused now; offline or busy, the
-        # preview says it was not checked (a reply to a post alone, the journal's note says).
+        # Checked now, so that what would be refused is refused before the person approves it; offline
+        # or busy, the preview says it was not checked (a reply to a post alone, the journal's note says).
         try:
             ctx.client.verify(prepared)
         except (TransportError, Unavailable) as error:

@@ -77,8 +77,7 @@ def benchmark(bench) -> str:
         served = f"{bench.problem_count} in {', '.join(line(split) for split in bench.splits)}"
     else:
         served = "none served here (introduction only)"
-    related = ", ".join(f"{line(item.get('slug'))} ({line(item.get('relation'))})"
-                        for item in bench.related if isinstance(item, dict))
+    related = ", ".join(f"{line(item.get('slug'))} ({line(item.get('relation'))})" for item in bench.related)
     rows = [f"{line(bench.name)} ({line(bench.slug)})", f"problems: {served}"]
     for label, value in (("metric", bench.metric), ("license", bench.license),
                          ("source", bench.source), ("url", bench.url), ("related", related)):
