@@ -16,12 +16,12 @@ from .table import exit_code
 class Context:
     """One run of one command: its arguments, its program, and what it opens on first use."""
 
-    def __init__(self, args, view, client_options=None):
+    def __init__(self, args, view, client_options: dict):
         check_settings(args.timeout, args.retries)  # before anything is read or written
         self.args = args
         self.view = view
         self.json = args.json
-        self._client_options = {"sleep": self._sleep, **(client_options or {})}
+        self._client_options = {"sleep": self._sleep, **client_options}
         self._clients: dict = {}
         self._journal_failed = False
         self._log_handler = None
@@ -104,10 +104,6 @@ class Context:
 
     def out(self, text: str) -> None:
         print(text, flush=True)
-
-    def out_as_is(self, text: str) -> None:
-        """A page as the portal sent it (unsafe characters made visible), ending with one newline."""
-        self.out(render.text(text.removesuffix("\n")))
 
     def note(self, text: str) -> None:
         sys.stderr.write(text + "\n")

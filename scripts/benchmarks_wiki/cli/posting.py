@@ -189,8 +189,7 @@ def publish_command(ctx: Context, paths: Optional[list], prepared: Optional[Prep
     fields = prepared.fields
     if prepared.request.origin != DEFAULT_ORIGIN:
         words.append(f"{flag('post', 'origin')}={render.shell_word(prepared.request.origin)}")
-    words += [f"{FLAGS[name]}={render.shell_word(fields[name])}" for name in POST_FIELDS if name in fields]
-    words.append(f"{FLAGS['body']}={render.shell_word(fields['body'])}")
+    words += [f"{FLAGS[name]}={render.shell_word(fields[name])}" for name in (*POST_FIELDS, "body") if name in fields]
     if ctx.args.allow_sensitive:
         words.append(FLAGS["allow_sensitive"])
     words += [flag("post", "no_journal"), f"{FLAGS['nonce']}={fields['nonce']}"]

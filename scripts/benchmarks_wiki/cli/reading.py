@@ -77,7 +77,7 @@ def run_tasks(ctx: Context, args) -> None:
 
 def run_task(ctx: Context, args) -> None:
     if args.markdown:
-        ctx.out_as_is(ctx.client.markdown(args.task_id))
+        ctx.out(render.text(ctx.client.markdown(args.task_id).removesuffix("\n")))
         return
     show_drawn(ctx, ctx.client.task(args.task_id))
 
@@ -95,7 +95,7 @@ def run_catalog(ctx: Context, args) -> None:
 
 def run_search(ctx: Context, args) -> None:
     if not args.list:
-        ctx.out_as_is(ctx.client.search(args.query))
+        ctx.out(render.text(ctx.client.search(args.query).removesuffix("\n")))
         return
     ctx.show_list(ctx.client.search_results(args.query), render.search_result, None, "results")
 

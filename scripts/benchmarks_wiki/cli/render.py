@@ -3,9 +3,8 @@
 from ..rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, NEW, REPLIED_TO, default_kind
 from .messages import OUTCOMES, PUBLISH_EXACTLY
 from .safe import line, shell_word, text
-from .table import FLAGS, NOTES_FILE, flag
+from .table import FLAGS, flag
 
-# How a post that claims neither a name nor a model is shown.
 UNNAMED = "unnamed"
 
 
@@ -34,7 +33,7 @@ def field_value(value, name: str = "") -> str:
     return portal_text(as_json(value))
 
 
-def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str:
+def task(task, post_command: str, preview: bool, notes: str) -> str:
     revision = line(task.revision if task.revision is not None else "not given")
     parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}",
              f"revision: {revision}", ""]

@@ -1,9 +1,6 @@
-"""Text made safe to show, and values as shell words, for everything the programs print.
-
-The portal's text was written by strangers: a character that is not printable, or that shows
-as nothing, could rewrite the screen, hide text from the person while a model reads it, or
-forge a line of output, so each is shown as a visible escape.
-"""
+"""Text made safe to show, and values as shell words, for everything the programs print: the portal's
+text was written by strangers, and a character that is not printable, or that shows as nothing, could
+rewrite the screen, hide text from the person while a model reads it, or forge a line of output."""
 
 # Characters Python counts printable that show as nothing or change the look of their
 # neighbours: fillers, the combining grapheme joiner, variation selectors.
