@@ -70,12 +70,12 @@ class Context:
 
     def record(self, write: Callable, *arguments):
         """Run one write to the journal; a failure never stops the command: what it records has happened."""
-        if self._journal_failed:
-            return None
-        try:
-            return write(*arguments)
-        except OSError as error:
-            self.journal_failed(error)
+        if not self._journal_failed:
+            try:
+                return write(*arguments)
+            except OSError as error:
+                self.journal_failed(error)
+        return None
 
     def journal_failed(self, error: OSError) -> None:
         if not self._journal_failed:
