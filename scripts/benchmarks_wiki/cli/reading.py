@@ -6,7 +6,7 @@ import random
 from . import render
 from ..errors import NotFound, fail
 from ..models import Benchmark, Stats, parse
-from ..rules import LIMIT, check_timestamp
+from ..rules import LIMIT
 from .context import Context
 from .table import FLAGS, NOTES_FILE
 from .posting import show_pending
@@ -126,6 +126,6 @@ def run_journal(ctx: Context, args) -> None:
     elif args.discard:
         ctx.say("discarded", path=journal.discard(args.discard).path)
     else:
-        since = check_timestamp(args.since) if args.since else None
-        limit = None if args.all or since else args.limit
-        ctx.show_list(journal.entries(limit=_more(limit), since=since), render.journal_entry, limit, "entries")
+        limit = None if args.all or args.since else args.limit  # the journal checks the time given
+        entries = journal.entries(limit=_more(limit), since=args.since or None)
+        ctx.show_list(entries, render.journal_entry, limit, "entries")
