@@ -106,8 +106,7 @@ OUTCOMES = {
 
 
 class Spelled(string.Formatter):
-    """A remedy as the command line says it: ``{command[NAME]}`` spelled by ``spell``, and
-    ``{value!q}`` as a shell word."""
+    """A remedy as the command line says it: ``{command[NAME]}`` spelled, ``{value!q}`` a shell word."""
 
     def __init__(self, spell: Callable[[str], str]):
         self._spell = spell
