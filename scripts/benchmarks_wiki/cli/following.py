@@ -1,7 +1,5 @@
 """The follow command: print each new post once, as it arrives, until a limit is reached."""
 
-from __future__ import annotations
-
 from . import render
 from ..errors import fail
 from ..following import MAX_TIME

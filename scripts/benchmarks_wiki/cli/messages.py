@@ -1,18 +1,14 @@
-"""Every word the command line says of its own, each once: the refusals of its arguments,
-its notes on stderr, its remedies for the library's errors, what a failed publish adds, and
-what sending a post did. The troubleshooting reference is written from these tables and the
-library's."""
-
-from __future__ import annotations
+"""Every word the command line says of its own, each once; the troubleshooting reference is
+written from these tables and the library's."""
 
 import os
 import string
 from typing import Callable, Optional
 
-# The words before the command that publishes a previewed post.
+from .safe import shell_word
+
 PUBLISH_EXACTLY = "to publish exactly this"
 
-# Every refusal of the arguments, by name.
 USAGE = {
     "draft_with_fields": "--draft holds the whole post; drop {flags}",
     "resend_without_draft": "--resend goes with --draft",
@@ -88,9 +84,7 @@ ADVICE = {
     "other_skill_there": "to replace it with {version}, add --force",
 }
 
-# What a failed publish says after what happened, in place of any remedy of the error's
-# that a retry could not mend: whether it may have been recorded, and the command that sends
-# the same request again.
+# What a failed publish says after what happened, in place of a remedy a retry could not mend.
 POST_ADVICE = {
     "unknown": "{when}resend the same request, as it may or may not be posted and the same request cannot post "
                "twice: {command}",
@@ -100,7 +94,6 @@ POST_ADVICE = {
                    "cannot post twice: {command}",
 }
 
-# What sending a post did, one wording each.
 OUTCOMES = {
     "posted": "posted {post_id} in {thread_id}",
     "confirmed": "posted {post_id} in {thread_id}; its first answer was lost, and the retry confirmed it: "
@@ -113,26 +106,25 @@ OUTCOMES = {
 
 
 class Spelled(string.Formatter):
-    """A remedy as the command line says it: ``{command[NAME]}`` spelled by ``spell``, and
-    ``{value!q}`` quoted by ``quote``."""
+    """A remedy as the command line says it: ``{command[NAME]}`` spelled, ``{value!q}`` a shell word."""
 
-    def __init__(self, spell: Callable[[str], str], quote: Callable[[str], str], when_missing: Optional[str]):
-        self._spell, self._quote, self._when_missing = spell, quote, when_missing
+    def __init__(self, spell: Callable[[str], str]):
+        self._spell = spell
 
     def get_field(self, field_name, args, kwargs):
         if field_name.startswith("command["):
-            name = field_name[len("command["):-1]
-            return self._spell(self._when_missing if name == "when_missing" else name), field_name
+            return self._spell(field_name[len("command["):-1]), field_name
         return super().get_field(field_name, args, kwargs)
 
     def convert_field(self, value, conversion):
-        return self._quote(str(value)) if conversion == "q" else super().convert_field(value, conversion)
+        return shell_word(str(value)) if conversion == "q" else super().convert_field(value, conversion)
 
 
-def advice_for(reason: Optional[str], when_missing: Optional[str]) -> Optional[str]:
-    """The command line's remedy template for ``reason``, or None where the library's hint is
-    said as it is (also for a "see what exists" that this command has no command for)."""
-    template = ADVICE.get(reason)
+def remedy(error, spell: Callable[[str], str], when_missing: Optional[str] = None) -> Optional[str]:
+    """What to do about ``error``: the command line's advice where it has its own, else the
+    library's hint (also for a "see what exists" that this command has no command for)."""
+    template = ADVICE.get(error.reason)
     if not template or "{command[when_missing]}" in template and not when_missing:
-        return None
-    return template if SANDBOX_HERE else template.removesuffix(OFFLINE)
+        return error.hint
+    template = template if SANDBOX_HERE else template.removesuffix(OFFLINE)
+    return Spelled(lambda name: spell(when_missing if name == "when_missing" else name)).format(template, **error.facts)

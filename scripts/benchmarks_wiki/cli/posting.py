@@ -1,11 +1,4 @@
-"""The post command: prepare a post, keep it as a draft, show it, and send it once.
-
-The work is the library's (``Client.prepare``, ``Journal.keep``, ``Client.send``); this
-module reads the arguments, says what happened, and, where the outcome is unknown, prints
-first the one command that sends the same request again.
-"""
-
-from __future__ import annotations
+"""The post command: prepare a post, keep it as a draft, show it, and send it once."""
 
 import sys
 from collections import namedtuple
@@ -16,7 +9,7 @@ from . import render
 from ..errors import BenchmarksWikiError, TransportError, Unavailable, fail
 from ..journal import Draft
 from ..publishing import PreparedPost
-from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, POST_FIELDS, REPLIED_TO
+from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, NONCE_KEPT_HOURS, POST_FIELDS, REPLIED_TO
 from .context import Context
 from .messages import NOTES, POST_ADVICE
 from .table import EXIT_INTERRUPTED, FLAGS, exit_code, flag
@@ -38,9 +31,8 @@ def run_post(ctx: Context, args) -> Optional[int]:
                                   revision_from=source)
     unchecked = None
     if args.preview:
-        # Read once whether the portal has where the post goes, so that the person approves a
-        # post that will publish: what would be refused is refused now; offline or busy, the
-        # preview says it was not checked (a reply to a post alone, the journal's note says).
+        # Checked now, so that what would be refused is refused before the person approves it; offline
+        # or busy, the preview says it was not checked (a reply to a post alone, the journal's note says).
         try:
             ctx.client.verify(prepared)
         except (TransportError, Unavailable) as error:
@@ -49,7 +41,13 @@ def run_post(ctx: Context, args) -> Optional[int]:
     if args.key is not None and not journal:
         raise fail("journal_off", what="--key")
     waiting = journal.waiting_for(prepared.destination) if journal and args.preview else None
-    draft = kept_draft(ctx, prepared, args.key) if journal else None
+    if journal and args.key is None:
+        # Kept under what makes it the same post, so that the same command run again never posts twice;
+        # a nonce given names one request: the same post under another nonce is another.
+        derived = prepared.same_post_key + (f":{prepared.nonce}" if args.nonce else "")
+        draft = ctx.record(journal.keep, prepared, derived)
+    else:
+        draft = journal.keep(prepared, args.key) if journal else None
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
     if args.preview and ctx.json:
         ctx.out(render.as_json(render.draft_record(prepared, draft and draft.path, publish)))
@@ -63,27 +61,16 @@ def run_post(ctx: Context, args) -> Optional[int]:
         unknown_task = not_drawn(ctx, prepared)
         if unknown_task:
             ctx.note(render.line(unknown_task))
-        ctx.say("dry_run", summary=render.summary(prepared), command=publish)
+        label, where = prepared.destination
+        summary = f"{prepared.size} bytes go to {label} {render.line(where)}, as {render.claims(prepared.fields)}"
+        ctx.say("dry_run", summary=summary, command=publish)
     else:
         return publish_and_say(ctx, draft or prepared, publish).code
     return None
 
 
-def kept_draft(ctx: Context, prepared: PreparedPost, key: Optional[str]) -> Optional[Draft]:
-    """The draft of this post in the journal, under the key given, else under the key of what
-    makes it the same post, so that the same command run again never posts twice: the draft
-    kept first, sent or not (under a key given, refused if it holds another post); None when
-    the journal cannot be written."""
-    if key is None:
-        # A nonce given names one request: the same post under another nonce is another.
-        derived = prepared.same_post_key + (f":{prepared.nonce}" if ctx.args.nonce else "")
-        return ctx.record(ctx.journal.keep, prepared, derived)
-    return ctx.journal.keep(prepared, key)
-
-
 def resolve_revision(ctx: Context, args) -> tuple:
-    """The revision a post refers to and where it came from: given, as drawn here, or for a
-    reply, else that of the post answered; (None, None) leaves it to the portal's current."""
+    """The revision a post refers to and where it came from; (None, None) leaves it to the portal's current."""
     journal = ctx.journal
     if args.revision is not None or journal is None:
         return args.revision, GIVEN
@@ -97,8 +84,7 @@ def resolve_revision(ctx: Context, args) -> tuple:
 
 
 def not_drawn(ctx: Context, prepared: PreparedPost) -> Optional[str]:
-    """The note on a post to a problem not drawn here: a preview sends nothing, so a mistyped
-    task id would only show when publishing."""
+    """The note on a post to a problem not drawn here: a mistyped task id would otherwise show only on publishing."""
     task_id = prepared.fields.get("task_id")
     if task_id and ctx.journal and prepared.revision_from != DRAWN and ctx.journal.drawn_revision(task_id) is None:
         return NOTES["not_drawn"].format(command=f"{ctx.view.spell('task')} {render.shell_word(task_id)}")
@@ -106,25 +92,19 @@ def not_drawn(ctx: Context, prepared: PreparedPost) -> Optional[str]:
 
 
 def revision_notes(ctx: Context, prepared: PreparedPost, unchecked: Optional[str] = None) -> list:
-    """What the person should know about where the post goes and the revision it records."""
     reply_to = prepared.fields.get("reply_to")
     answered = ctx.journal.seen_post(reply_to) if reply_to and ctx.journal else None
-    unknown_task = not_drawn(ctx, prepared) if unchecked else None
-    notes = [unchecked] if unchecked and not answered else []
-    if unknown_task:
-        notes.append(unknown_task)
-    if reply_to and ctx.journal:
-        if answered is None:
-            notes.append(f"post {reply_to} was not read here; read its thread first to record its revision")
-        elif answered[1] is not None and answered[1] != prepared.revision:
-            notes.append(f"the post replied to is on revision {answered[1]}")
-    return notes
+    notes = [None if answered else unchecked, not_drawn(ctx, prepared) if unchecked else None]
+    if reply_to and ctx.journal and answered is None:
+        notes.append(f"post {reply_to} was not read here; read its thread first to record its revision")
+    elif answered and answered[1] is not None and answered[1] != prepared.revision:
+        notes.append(f"the post replied to is on revision {answered[1]}")
+    return [note for note in notes if note]
 
 
 def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
-    """Each draft sent once, in order, each to its own origin. The first whose outcome is
-    unknown stops the batch, naming the command for it and every draft after it; other
-    failures are said, and the batch goes on."""
+    """Each draft sent once, in order. The first whose outcome is unknown stops the batch, naming the
+    command for it and every draft after it; other failures are said, and the batch goes on."""
     worst, published = None, []
     for index, path in enumerate(paths):
         delivery = publish_and_say(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
@@ -137,16 +117,13 @@ def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
     return worst
 
 
-# What sending one post came to: the exit code (None for success), whether the post may
-# have been recorded although sending failed, and the post published.
+# The exit code (None for success), whether the post may have been recorded though sending failed, the post.
 Delivery = namedtuple("Delivery", "code unknown post", defaults=(False, None))
 
 
 def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Delivery:
-    """Send a draft (or the draft at a path) or a prepared post with the client for its own
-    origin, unless --origin names one (and a draft for another is then refused); record it in
-    the journal and say what happened. An error is one line that says so, and how to send the
-    same post again safely (``again``)."""
+    """Send a draft (or the draft at a path) or a prepared post to its own origin, unless --origin names one;
+    an error is one line that says so, and how to send the same post again safely (``again``)."""
     path = item if isinstance(item, Path) else getattr(item, "path", None)
     try:
         if isinstance(item, Path):
@@ -170,9 +147,7 @@ def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Del
 
 
 def post_advice(ctx: Context, error: BenchmarksWikiError, again: str) -> str:
-    """What a failed publish says after what happened: first, where the post may have been
-    recorded, the command that sends the same request again; else that nothing was posted,
-    the error's own remedy where one helps, and the command that sends it."""
+    """What a failed publish says after what happened: whether it may have been posted, and how to send it."""
     if error.outcome_unknown:
         wait = error.facts.get("wait")
         return POST_ADVICE["unknown"].format(when=f"after {wait:g} s, " if wait else "", command=again)
@@ -197,7 +172,8 @@ def show_pending(ctx: Context, journal) -> None:
         ctx.out(("\n" if index else "") + f"draft {render.line(draft.path)}")
         if forgotten:
             look = f"{ctx.view.spell('activity')} {flag('activity', 'since')} {render.shell_word(draft.created_at)}"
-            ctx.out(render.nonce_forgotten(draft.created_at, look))
+            ctx.out(f"made {render.line(draft.created_at)}, over {NONCE_KEPT_HOURS} hours ago: the portal no longer "
+                    f"knows its nonce, so sending it may post twice; look for its text first: {look}")
         ctx.out(render.preview(draft.post, publish, revision_notes(ctx, draft.post)))
     if len(pending) > 1 and not ctx.json:
         paths = [draft.path for draft in pending]
@@ -205,17 +181,15 @@ def show_pending(ctx: Context, journal) -> None:
 
 
 def publish_command(ctx: Context, paths: Optional[list], prepared: Optional[PreparedPost] = None) -> str:
-    """The command that publishes exactly this: the drafts, or without a journal, the post
-    command that sends this exact post again, from any shell: every field as sent, claims and
-    origin included, its nonce too, values joined with ``=`` so that none reads as a flag."""
+    """The command that publishes exactly this: the drafts, or the post command with every field as sent,
+    its nonce too, values joined with ``=`` so that none reads as a flag."""
     words = [ctx.view.spell("post")]
     if paths:
         return " ".join(words + [f"{FLAGS['draft']} {render.shell_word(str(path))}" for path in paths])
     fields = prepared.fields
     if prepared.request.origin != DEFAULT_ORIGIN:
         words.append(f"{flag('post', 'origin')}={render.shell_word(prepared.request.origin)}")
-    words += [f"{FLAGS[name]}={render.shell_word(fields[name])}" for name in POST_FIELDS if name in fields]
-    words.append(f"{FLAGS['body']}={render.shell_word(fields['body'])}")
+    words += [f"{FLAGS[name]}={render.shell_word(fields[name])}" for name in (*POST_FIELDS, "body") if name in fields]
     if ctx.args.allow_sensitive:
         words.append(FLAGS["allow_sensitive"])
     words += [flag("post", "no_journal"), f"{FLAGS['nonce']}={fields['nonce']}"]

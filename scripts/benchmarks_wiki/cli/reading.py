@@ -1,14 +1,12 @@
 """The commands that read: each asks the client and prints what came back."""
 
-from __future__ import annotations
-
 import contextlib
 import random
 
 from . import render
 from ..errors import NotFound, fail
 from ..models import Benchmark, Stats, parse
-from ..rules import LIMIT, check_timestamp
+from ..rules import LIMIT
 from .context import Context
 from .table import FLAGS, NOTES_FILE
 from .posting import show_pending
@@ -79,7 +77,7 @@ def run_tasks(ctx: Context, args) -> None:
 
 def run_task(ctx: Context, args) -> None:
     if args.markdown:
-        ctx.out_as_is(ctx.client.markdown(args.task_id))
+        ctx.out(render.text(ctx.client.markdown(args.task_id).removesuffix("\n")))
         return
     show_drawn(ctx, ctx.client.task(args.task_id))
 
@@ -97,7 +95,7 @@ def run_catalog(ctx: Context, args) -> None:
 
 def run_search(ctx: Context, args) -> None:
     if not args.list:
-        ctx.out_as_is(ctx.client.search(args.query))
+        ctx.out(render.text(ctx.client.search(args.query).removesuffix("\n")))
         return
     ctx.show_list(ctx.client.search_results(args.query), render.search_result, None, "results")
 
@@ -126,9 +124,8 @@ def run_journal(ctx: Context, args) -> None:
     if args.pending:
         show_pending(ctx, journal)
     elif args.discard:
-        discarded = journal.discard(args.discard)
-        ctx.say("discarded", path=discarded.path)
+        ctx.say("discarded", path=journal.discard(args.discard).path)
     else:
-        since = check_timestamp(args.since) if args.since else None
-        limit = None if args.all or since else args.limit
-        ctx.show_list(journal.entries(limit=_more(limit), since=since), render.journal_entry, limit, "entries")
+        limit = None if args.all or args.since else args.limit  # the journal checks the time given
+        entries = journal.entries(limit=_more(limit), since=args.since or None)
+        ctx.show_list(entries, render.journal_entry, limit, "entries")

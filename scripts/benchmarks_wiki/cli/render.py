@@ -1,24 +1,15 @@
-"""Text for people and agents: each object the portal sends, each outcome, each draft.
+"""Text for people and agents: each object the portal sends, each outcome, each draft."""
 
-Every value goes through ``safe``: shown with its hidden characters escaped, and, in a
-command printed to be run, as one shell word. Every line of the portal's text is indented,
-so that none passes for one of the program's own, which start at the margin.
-"""
-
-from __future__ import annotations
-
-from ..rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, NONCE_KEPT_HOURS, REPLIED_TO, default_kind
+from ..rules import CONFIRMED, DRAWN, EARLIER, GIVEN, MAX_BODY_BYTES, NEW, REPLIED_TO, default_kind
 from .messages import OUTCOMES, PUBLISH_EXACTLY
 from .safe import line, shell_word, text
-from .table import FLAGS, NOTES_FILE, flag
+from .table import FLAGS, flag
 
-# How a post that claims neither a name nor a model is shown.
 UNNAMED = "unnamed"
 
 
 def portal_text(value: str) -> str:
-    """Text the portal sent, every line indented, so that none can pass for one of the
-    program's own lines, which start at the margin."""
+    """Text the portal sent, every line indented, so that none passes for one of the program's own."""
     return "\n".join("  " + row if row else row for row in text(value).split("\n"))
 
 
@@ -42,9 +33,7 @@ def field_value(value, name: str = "") -> str:
     return portal_text(as_json(value))
 
 
-def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str:
-    """A drawn problem, ending with the command for a result: for the skill's scripts the
-    preview, which sends nothing, since an agent may run what it is shown."""
+def task(task, post_command: str, preview: bool, notes: str) -> str:
     revision = line(task.revision if task.revision is not None else "not given")
     parts = [f"{line(task.benchmark)} / {line(task.key)}", f"task_id: {line(task.task_id)}",
              f"revision: {revision}", ""]
@@ -52,6 +41,7 @@ def task(task, post_command: str, preview: bool, notes: str = NOTES_FILE) -> str
         parts += [f"[{line(name)}]", field_value(value, name), ""]
     parts += [f"answer: {line(task.answer)}", f"source: {line(task.source)}", ""]
     if preview:
+        # For the skill's scripts the command shown previews, which sends nothing: an agent may run what it is shown.
         # The notes' Setup line names the problem exactly as drawn, so it is copied, not composed.
         parts += [f"When you have a result, write {notes}; its Setup line begins",
                   f"  Setup: {line(task.benchmark)}, task {line(task.task_id)}, revision {revision}",
@@ -86,8 +76,7 @@ def benchmark(bench) -> str:
         served = f"{bench.problem_count} in {', '.join(line(split) for split in bench.splits)}"
     else:
         served = "none served here (introduction only)"
-    related = ", ".join(f"{line(item.get('slug'))} ({line(item.get('relation'))})"
-                        for item in bench.related if isinstance(item, dict))
+    related = ", ".join(f"{line(item.get('slug'))} ({line(item.get('relation'))})" for item in bench.related)
     rows = [f"{line(bench.name)} ({line(bench.slug)})", f"problems: {served}"]
     for label, value in (("metric", bench.metric), ("license", bench.license),
                          ("source", bench.source), ("url", bench.url), ("related", related)):
@@ -156,10 +145,7 @@ def outcome(outcome, follow_command: str, path=None) -> str:
     published = outcome.published
     if published is None:
         return OUTCOMES["receipt_damaged"].format(path=line(path))
-    if outcome.how == EARLIER:
-        said = "receipt" if not outcome.sent else "replayed"
-    else:
-        said = "confirmed" if outcome.how == CONFIRMED else "posted"
+    said = {NEW: "posted", CONFIRMED: "confirmed"}.get(outcome.how, "replayed" if outcome.sent else "receipt")
     head = OUTCOMES[said].format(post_id=line(published.post_id), thread_id=line(published.thread_id),
                                  at=line(outcome.earlier_at), path=line(path))
     return "\n".join([head, line(published.public_url),
@@ -167,18 +153,14 @@ def outcome(outcome, follow_command: str, path=None) -> str:
 
 
 def follow_all(posts, follow_command: str) -> str:
-    """The command that follows the replies to several posts at once, from the first of them,
-    so that nothing said while they were being sent is missed."""
+    """Following several posts' replies from the first post, so that none said while sending is missed."""
     threads = list(dict.fromkeys(post.thread_id for post in posts))
     return "replies to all: " + following(follow_command, threads, "since", min(post.created_at for post in posts))
 
 
 def following(follow_command: str, threads: list, start: str, value: str) -> str:
-    """The command that follows ``threads`` from where the option ``start`` (after, since)
-    says, for long enough to see a reply."""
-    words = [follow_command, *map(shell_word, threads), flag("follow", start), shell_word(value),
-             flag("follow", "stop_after"), str(FOLLOW_FOR)]
-    return " ".join(words)
+    return " ".join([follow_command, *map(shell_word, threads), flag("follow", start), shell_word(value),
+                     flag("follow", "stop_after"), str(FOLLOW_FOR)])
 
 
 def outcome_record(outcome) -> dict:
@@ -194,15 +176,8 @@ def outcome_record(outcome) -> dict:
 _REVISION_FROM = {DRAWN: "as drawn", GIVEN: f"from {FLAGS['revision']}", REPLIED_TO: "that of the post replied to"}
 
 
-def summary(prepared) -> str:
-    """Where a post goes and under which claims, in a few words."""
-    label, where = prepared.destination
-    return f"{prepared.size} bytes go to {label} {line(where)}, as {claims(prepared.fields)}"
-
-
 def claims(fields: dict) -> str:
-    """The name and the model claimed, each said even when absent, and a run label if any; or
-    that no claim is made."""
+    """The name and the model claimed, each said even when absent, and a run label if any."""
     if not any(fields.get(name) for name in ("agent_name", "model", "run_label")):
         return UNNAMED
     said = [f"name {line(fields['agent_name'])}" if fields.get("agent_name") else "no name",
@@ -211,8 +186,7 @@ def claims(fields: dict) -> str:
 
 
 def preview(prepared, publish_command: str, notes=(), replaces=None, published=None) -> str:
-    """A prepared post for the person who approves it: the text exactly as it will be
-    published, then where it goes, as whom, its size, and the command that publishes it."""
+    """A prepared post for the person who approves it: the text exactly as it will be published, then the rest."""
     fields = prepared.fields
     label, where = prepared.destination
     if prepared.revision is None:
@@ -234,15 +208,8 @@ def preview(prepared, publish_command: str, notes=(), replaces=None, published=N
     return "\n".join(rows)
 
 
-def nonce_forgotten(made: str, look: str) -> str:
-    """The line above a waiting draft the portal's replay no longer covers."""
-    return (f"made {line(made)}, over {NONCE_KEPT_HOURS} hours ago: the portal no longer knows its nonce, "
-            f"so sending it may post twice; look for its text first: {look}")
-
-
 def draft_record(prepared, path, publish_command: str) -> dict:
-    """A draft for a program to read: where it goes, as whom, its size and text, and the
-    command that publishes it; never its URL, since fetching that would publish."""
+    """A draft for a program to read; never its URL, since fetching that would publish."""
     fields = prepared.fields
     label, where = prepared.destination
     return {"path": str(path) if path else None, "destination": {"type": label, "id": where},
@@ -259,10 +226,8 @@ def journal_entry(entry: dict) -> str:
         detail = f"{line(entry.get('benchmark'))} {line(entry.get('task_id'))}"
     elif kind in ("draft", "replaced", "discarded"):
         detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {claimed}  {line(entry.get('body'))}"
-    elif kind == "refused":
-        detail = f"{line(entry.get('path'))}  {line(entry.get('refusal'))}"
-    elif kind == "damaged":
-        detail = f"{line(entry.get('path'))}  {line(entry.get('problem'))}"
+    elif kind in ("refused", "damaged"):
+        detail = f"{line(entry.get('path'))}  {line(entry.get('refusal' if kind == 'refused' else 'problem'))}"
     else:
         detail = f"{line(entry.get('post_id'))}  {line(entry.get('public_url'))}  {claimed}  {line(entry.get('path'))}"
     return f"{line(entry.get('at'))}  {kind:<8}  {detail}"

@@ -1,13 +1,6 @@
-"""Text made safe to show, and values as shell words: the one escaping and the one quoting
-of everything the programs print, beneath both the command table and render.
-
-Everything the portal sends was written by strangers: a character that is not printable, or
-that shows as nothing, could rewrite the screen, hide text from the person while a model
-reads it, or forge a line of output. Each is shown as a visible escape instead. Every value
-in a command printed to be run is one shell word, whatever it holds.
-"""
-
-from __future__ import annotations
+"""Text made safe to show, and values as shell words, for everything the programs print: the portal's
+text was written by strangers, and a character that is not printable, or that shows as nothing, could
+rewrite the screen, hide text from the person while a model reads it, or forge a line of output."""
 
 # Characters Python counts printable that show as nothing or change the look of their
 # neighbours: fillers, the combining grapheme joiner, variation selectors.
@@ -31,7 +24,6 @@ def escape(character: str, bytes_below: int = 0x100) -> str:
 
 
 def visible(value: str, keep: str = "") -> str:
-    """``value`` with every hidden character but those in ``keep`` shown as an escape."""
     if value.isprintable() and value.isascii():
         return value
     return "".join(escape(character) if character not in keep and hidden(character) else character
@@ -39,8 +31,7 @@ def visible(value: str, keep: str = "") -> str:
 
 
 def shell_word(value: str) -> str:
-    """One shell word on one line, that a shell reads back as ``value``: quoted where needed,
-    and $'...' where the value holds a hidden character."""
+    """One shell word on one line, that a shell reads back as ``value``."""
     if not any(map(hidden, value)):
         import shlex  # here, so that printing help does not pay for it
 
@@ -57,7 +48,6 @@ def shell_word(value: str) -> str:
 
 
 def text(value: str) -> str:
-    """Multi-line text with every hidden character made visible."""
     return visible(value, keep="\n\t")
 
 
