@@ -1,9 +1,5 @@
-"""Plain JSON files that survive a crash, private to their user, and the lock that keeps two
-processes apart.
-
-Every file is written to a temporary name and renamed into place, so a crash leaves the old
-file or the new one, never half of one.
-"""
+"""Plain JSON files private to their user, written to a temporary name and renamed into place
+(a crash leaves the old file or the new one, never half of one), and the lock between processes."""
 
 from __future__ import annotations
 
@@ -23,9 +19,7 @@ PRIVATE_FOLDER, PRIVATE_FILE = 0o700, 0o600
 
 
 def write_atomically(path: Path, content: dict, exclusive: bool = False) -> None:
-    """Write ``content`` as JSON to ``path`` whole or not at all, readable by its user only;
-    with ``exclusive``, only where no file is yet (FileExistsError otherwise), so that two
-    runs never both write it."""
+    """Write ``content`` as JSON to ``path``; with ``exclusive``, only where no file is yet (FileExistsError)."""
     text = json.dumps(content, ensure_ascii=True, indent=1, sort_keys=True) + "\n"
 
     def write(temporary: Path) -> None:
@@ -44,10 +38,20 @@ def replace_atomically(path: Path, write: Callable[[Path], None], exclusive: boo
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
         write(temporary)
-        if exclusive:
-            _link(temporary, path)
-        else:
+        if not exclusive:
             os.replace(temporary, path)
+        else:
+            try:
+                os.link(temporary, path)
+            except FileExistsError:
+                raise
+            except OSError:
+                # A file system without hard links (FAT, some network mounts): claim the name, then
+                # fill it; a stop between the two leaves an empty file, read as damaged, never two.
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
+                os.replace(temporary, path)
+            else:
+                os.unlink(temporary)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
@@ -63,21 +67,6 @@ def sync_folder(folder: Path) -> None:
             os.fsync(directory)
         finally:
             os.close(directory)
-
-
-def _link(temporary: Path, path: Path) -> None:
-    """Put ``temporary`` at ``path`` only if no file is there (FileExistsError otherwise)."""
-    try:
-        os.link(temporary, path)
-    except FileExistsError:
-        raise
-    except OSError:
-        # A file system without hard links (FAT, some network mounts): claim the name, then
-        # fill it; a stop between the two leaves an empty file, read as damaged, never two.
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
-        os.replace(temporary, path)
-        return
-    os.unlink(temporary)
 
 
 def make_private_folder(folder: Path) -> None:
@@ -138,8 +127,7 @@ def locked(lock_file: Path, wait: float = LOCK_WAIT, sleep: Callable[[float], No
 
 
 def _platform_lock() -> tuple:
-    """Functions that take a file's lock without waiting (True when taken) and release it:
-    ``fcntl.flock`` where there is one, else Windows' ``msvcrt.locking``."""
+    """Functions that take a file's lock without waiting (True when taken) and release it."""
     try:
         import fcntl
     except ImportError:
@@ -158,13 +146,13 @@ def _platform_lock() -> tuple:
 
 
 def _msvcrt_lock(msvcrt) -> tuple:
-    """The lock on a file's first byte; another handle holding it is refused with EACCES (or
-    EDEADLOCK), any other error is not a wait but a failure."""
+    """The lock on a file's first byte, for Windows, where there is no ``fcntl``."""
     def take(handle) -> bool:
         handle.seek(0)
         try:
             msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
         except OSError as error:
+            # Another handle holding it is refused so; any other error is a failure, not a wait.
             if error.errno in (errno.EACCES, getattr(errno, "EDEADLOCK", errno.EDEADLK)):
                 return False
             raise

@@ -1,9 +1,7 @@
 """The portal's objects as small frozen dataclasses; ``.raw`` is always the portal's own dict.
 
-Each class's fields, as it declares them, say what it reads: the name, the type, and whether
-it may be missing (``Optional``). Every field is checked for its type where the object is
-built, so that an answer of the wrong shape is refused here, in one place, and never
-surfaces later as a crash.
+Each field is read and checked as its class declares it (name, type, ``Optional``), so that an
+answer of the wrong shape is refused here, in one place, and never surfaces later as a crash.
 """
 
 from __future__ import annotations
@@ -30,8 +28,7 @@ class _FromPortal:
 
     @classmethod
     def from_raw(cls, raw: Any, **given):
-        """The object read from the portal's ``raw``; a field with a default is not read from
-        it, but given (or left to its default)."""
+        """The object read from the portal's ``raw``; a field with a default is given, not read."""
         kind = cls.__name__.lower()
         if type(raw) is not dict:
             raise Malformed(f"expected a {kind} object, got {type(raw).__name__}")
@@ -54,8 +51,7 @@ class _FromPortal:
 
 
 def parse(model, raw, response=None, route: str = "the portal", **given):
-    """``model`` built from the portal's object, or the ApiError that says what was wrong
-    with the answer it came in (``response``, else one from ``route``)."""
+    """``model`` built from the portal's object, or the ApiError saying what was wrong with the answer."""
     try:
         return model.from_raw(raw, **given)
     except Malformed as error:
@@ -177,8 +173,7 @@ class Published(_FromPortal):
 
 @dataclass(frozen=True)
 class SearchResult:
-    """One result of the portal's search page: its title, link and snippet, as the page shows
-    them; ``raw`` holds the three as a dict."""
+    """One result of the portal's search page, as the page shows it; ``raw`` holds the three as a dict."""
 
     title: str
     url: Optional[str]
