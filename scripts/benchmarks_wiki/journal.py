@@ -207,7 +207,7 @@ class Journal:
 
     def _waiting(self) -> Iterator["Draft"]:
         # Those with an outcome were sent by a run that stopped before moving them.
-        for name in filter(_DRAFT_NAME.match, sorted(_names(self.folder / WAITING))):
+        for name in filter(_DRAFT_NAME.match, sorted(os.listdir(self.folder / WAITING))):
             try:
                 draft = Draft.load(self.folder / WAITING / name)
             except DraftError:
@@ -260,9 +260,9 @@ class Journal:
         draws = self.folder / "draws"
         # Each made at the moment its name begins with (a draw, when its file was written), so
         # that names alone sort them, and paths are made only for the entries yielded.
-        made = [(_stamp(os.stat(draws / name).st_mtime), draws, name) for name in _names(draws)
+        made = [(_stamp(os.stat(draws / name).st_mtime), draws, name) for name in os.listdir(draws)
                 if name.endswith(".json") and not name.startswith(".")]
-        made += [(name, self.folder / part, name) for part in (WAITING, SENT) for name in _names(self.folder / part)
+        made += [(name, self.folder / part, name) for part in (WAITING, SENT) for name in os.listdir(self.folder / part)
                  if name.endswith(".json") and name.count(".") == 2]
         made.sort(key=lambda entry: (entry[0], entry[2]), reverse=True)
         for stamp, folder, name in made[:limit]:
@@ -366,10 +366,8 @@ class Draft:
 
     def move_to_sent(self) -> None:
         if self.path.parent.name == WAITING:
-            try:
+            with contextlib.suppress(FileNotFoundError):  # moved already, by another run
                 os.replace(self.path, self.path.parent.parent / SENT / self.path.name)
-            except FileNotFoundError:
-                return  # moved already, by another run
             sync_folder(self.path.parent)
 
     def publish_once(self, sender, resend: bool = False) -> Outcome:
@@ -444,9 +442,3 @@ def _stamp(seconds: float) -> str:
     """A moment as a draft's name begins with it: 20261201T203353.690446Z."""
     return time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds)) + f".{int(seconds * 1e6) % 1000000:06d}Z"
 
-
-def _names(folder: Path) -> list:
-    try:
-        return os.listdir(folder)
-    except FileNotFoundError:
-        return []
