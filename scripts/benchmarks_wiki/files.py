@@ -104,26 +104,21 @@ def locked(lock_file: Path, wait: float = LOCK_WAIT, sleep: Callable[[float], No
            clock: Callable[[], float] = time.monotonic) -> Iterator[None]:
     """Hold the lock in ``lock_file``, so that two processes never send one draft at the same
     moment; give up after ``wait`` seconds rather than wait for ever on a run that never lets go."""
-    try:
-        # Never through a link another user left in its place, and readable by no one else.
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        handle = os.fdopen(os.open(lock_file, flags, PRIVATE_FILE), "r+b")
-    except OSError as error:
-        raise fail("cannot_lock", path=lock_file, problem=error.strerror or error) from None
     take, release = _platform_lock()
-    with handle:
-        deadline = clock() + wait
+    with contextlib.ExitStack() as held:
         try:
+            # Never through a link another user left in its place, and readable by no one else.
+            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            handle = held.enter_context(os.fdopen(os.open(lock_file, flags, PRIVATE_FILE), "r+b"))
+            deadline = clock() + wait
             while not take(handle):
                 if clock() >= deadline:
                     raise fail("lock_timeout", path=lock_file, seconds=wait)
                 sleep(LOCK_POLL)
         except OSError as error:
             raise fail("cannot_lock", path=lock_file, problem=error.strerror or error) from None
-        try:
-            yield
-        finally:
-            release(handle)
+        held.callback(release, handle)  # released before the file is closed
+        yield
 
 
 def _platform_lock() -> tuple:

@@ -37,7 +37,6 @@ FOLDERS = (WAITING, SENT, "keys", "draws", "posts", "follows", "locks")
 SECRET = "secret"
 # What a draft's outcome writes beside it in sent/.
 RECEIPT, REFUSAL, DISCARDED = ".receipt.json", ".refused.json", ".discarded.json"
-OUTCOMES = (RECEIPT, REFUSAL, DISCARDED)
 MAX_KEY = 200
 # A draft's file name: the moment it was made, to the microsecond, so that drafts list in the
 # order they were made, and four random bytes.
@@ -336,7 +335,7 @@ class Draft:
         return self.path.parent.parent / "locks" / (self.path.name[:-len(".json")] + ".lock")
 
     def outcome_file(self) -> Optional[Path]:
-        return next((self._beside(suffix) for suffix in OUTCOMES if self._beside(suffix).exists()), None)
+        return next((path for path in map(self._beside, (RECEIPT, REFUSAL, DISCARDED)) if path.exists()), None)
 
     def receipt(self) -> Optional[Outcome]:
         """The outcome sending it again would give (EARLIER), or None if it was never published."""
@@ -417,11 +416,9 @@ def _draft_entry(path: Path, waiting: bool) -> dict:
         receipt, refusal = draft.receipt(), draft.refusal()
     except DraftError as error:
         return {"type": "damaged", "at": None, "path": str(path), "problem": error.message}
-    fields = draft.post.fields
-    label, where = draft.post.destination
     entry = {"type": "draft" if waiting else "replaced", "at": draft.created_at, "path": str(draft.path),
-             "destination": f"{label} {where}", "body": draft.post.body[:80],
-             "claims": {name: fields.get(name) for name in ("agent_name", "model")}}
+             "destination": " ".join(draft.post.destination), "body": draft.post.body[:80],
+             "claims": {name: draft.post.fields.get(name) for name in ("agent_name", "model")}}
     if receipt:
         posted = receipt.published
         entry.update(type="posted", at=receipt.earlier_at or entry["at"], post_id=posted and posted.post_id,
