@@ -33,8 +33,7 @@ def write_atomically(path: Path, content: dict, exclusive: bool = False) -> None
 
 
 def replace_atomically(path: Path, write: Callable[[Path], None], exclusive: bool = False) -> None:
-    """Let ``write`` fill a temporary file beside ``path``, then rename it into place (with
-    ``exclusive``, link it there, which fails on a file already in place)."""
+    """Let ``write`` fill a temporary file beside ``path``, then rename (with ``exclusive``, link) it into place."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
         write(temporary)

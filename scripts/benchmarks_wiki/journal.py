@@ -1,10 +1,8 @@
 """A local journal of draws, drafts and receipts, so that a checkpointed run survives restarts.
 
-One folder, readable by its user only: ``waiting/`` holds each draft not yet sent, never changed
-once written; ``sent/`` each draft done with or replaced, moved there by one rename once its
-outcome (receipt, refusal or discard) is written beside it; ``keys/`` the draft each key names;
-``secret`` the key of the code that proves a draft was written here; and ``draws/``, ``posts/``,
-``follows/``, ``locks/``. What waits is found by listing ``waiting/`` alone, however many were
+A draft waits in ``waiting/``, never changed once written, until one rename moves it to ``sent/``:
+once its outcome (receipt, refusal or discard) is written beside it there, or when a newer draft to
+the same place replaces it. What waits is found by listing ``waiting/`` alone, however many were
 sent, and nothing that only reads writes anything.
 """
 
@@ -229,7 +227,6 @@ class Journal:
         return draft
 
     def _follow_file(self, thread_ids) -> Path:
-        """Where a follow of these threads keeps its mark: one file per set of threads."""
         names = sorted({check_thread_id(thread_id) for thread_id in thread_ids})
         key = names[0] if len(names) == 1 else "inbox-" + hashlib.sha256(" ".join(names).encode()).hexdigest()[:16]
         return self.folder / "follows" / f"{key}.json"
