@@ -41,12 +41,9 @@ MAX_KEY = 200
 _DRAFT_NAME = re.compile(r"\A\d{8}T\d{6}\.\d{6}Z-[0-9a-f]{8}\.json\Z")
 
 
-def located(explicit: Optional[str] = None, environ: Optional[Mapping] = None,
-            windows: Optional[bool] = None) -> tuple:
+def located(explicit: Optional[str] = None, environ: Mapping = os.environ, windows: bool = os.name == "nt") -> tuple:
     """The journal's folder, and what named it: ``explicit``, else $BENCHMARKS_WIKI_JOURNAL, else
     $XDG_STATE_HOME/benchmarks-wiki, else %LOCALAPPDATA% on Windows, ~/.local/state elsewhere."""
-    environ = os.environ if environ is None else environ
-    windows = os.name == "nt" if windows is None else windows
     if explicit:
         return Path(os.path.expanduser(explicit)), SETTING_GIVEN
     for name in (JOURNAL_VARIABLE, "XDG_STATE_HOME"):
