@@ -68,15 +68,6 @@ def sync_folder(folder: Path) -> None:
             os.close(directory)
 
 
-def make_private_folder(folder: Path) -> None:
-    """Make ``folder`` and any missing folder above it, each readable by its user only."""
-    for made in reversed((folder, *folder.parents)):
-        if not made.exists():
-            with contextlib.suppress(FileExistsError):
-                made.mkdir(PRIVATE_FOLDER)
-                os.chmod(made, PRIVATE_FOLDER)  # whatever the umask took away or left
-
-
 def read_record(path: Path) -> dict:
     """The JSON object in ``path``; an empty one when it is missing, unreadable or not an object."""
     try:

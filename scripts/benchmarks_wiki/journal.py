@@ -21,8 +21,7 @@ from typing import Iterator, Mapping, Optional, Union
 
 from . import JOURNAL_VARIABLE, NAME
 from .errors import DraftError, Refused, ValidationError, fail
-from .files import (PRIVATE_FILE, as_path, locked, make_private_folder, read_record, sync_folder,
-                    write_atomically)
+from .files import PRIVATE_FILE, PRIVATE_FOLDER, as_path, locked, read_record, sync_folder, write_atomically
 from .models import Published
 from .publishing import MOMENT, Outcome, PreparedPost, now, prepared_again, publish_request
 from .rules import (EARLIER, LIMIT, NONCE_KEPT_HOURS, SETTING_DEFAULT, SETTING_GIVEN, check_text, check_thread_id,
@@ -65,8 +64,12 @@ class Journal:
     def open(cls, folder: Union[str, os.PathLike, None] = None) -> "Journal":
         """The journal in ``folder`` (by default :func:`located`), made private if new; OSError when it cannot."""
         journal = cls(located()[0] if folder is None else folder)
-        for part in FOLDERS:
-            make_private_folder(journal.folder / part)
+        # Each missing folder, the journal's own and those above it too, readable by its user only.
+        for made in (*reversed(journal.folder.parents), journal.folder, *(journal.folder / part for part in FOLDERS)):
+            if not made.exists():
+                with contextlib.suppress(FileExistsError):
+                    made.mkdir(PRIVATE_FOLDER)
+                    os.chmod(made, PRIVATE_FOLDER)  # whatever the umask took away or left
         if not os.access(journal.folder / WAITING, os.W_OK | os.X_OK):
             raise PermissionError(13, "not writable", str(journal.folder / WAITING))
         with contextlib.suppress(FileExistsError):
