@@ -241,10 +241,9 @@ class Journal:
 
     def save_follow_mark(self, thread_ids, mark: Optional[tuple]) -> None:
         """Keep where a follow stands; one that has seen no post yet has nothing to keep."""
-        if mark is None:
-            return
-        since, seen = mark
-        write_atomically(self._follow_file(thread_ids), {"since": since, "seen": sorted(seen), "updated_at": now()})
+        if mark is not None:
+            since, seen = mark
+            write_atomically(self._follow_file(thread_ids), {"since": since, "seen": sorted(seen), "updated_at": now()})
 
     def entries(self, limit: Optional[int] = None, since: Optional[str] = None) -> Iterator[dict]:
         """Draws and drafts, newest made first, from ``since`` on; only the entries yielded are read."""
