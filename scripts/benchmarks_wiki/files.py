@@ -92,8 +92,7 @@ LOCK_WAIT, LOCK_POLL = 60.0, 0.05
 @contextlib.contextmanager
 def locked(lock_file: Path, wait: float = LOCK_WAIT, sleep: Callable[[float], None] = time.sleep,
            clock: Callable[[], float] = time.monotonic) -> Iterator[None]:
-    """Hold the lock in ``lock_file``, so that two processes never send one draft at the same
-    moment; give up after ``wait`` seconds rather than wait for ever on a run that never lets go."""
+    """Hold the lock in ``lock_file``, so that two runs never send one draft at once; wait ``wait`` seconds at most."""
     take, release = _platform_lock()
     with contextlib.ExitStack() as held:
         try:

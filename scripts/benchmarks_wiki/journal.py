@@ -144,9 +144,8 @@ class Journal:
                 and is_a("post id", record.get("post_id")) and is_a("thread id", record.get("thread_id"))}
 
     def keep(self, post: PreparedPost, key: Optional[str] = None) -> "Draft":
-        """The post kept as a draft, replacing any other waiting to go to the same place. Under a
-        ``key``, only once: the same post again returns the draft kept first (waiting again if it
-        had been replaced), sent or not, and another post is refused."""
+        """The post kept as a draft, replacing any other waiting to go to the same place; under a ``key``,
+        only once: the same post again returns the draft kept first, sent or not, and another is refused."""
         check_type(post, PreparedPost, "the post", "a PreparedPost", optional=False)
         name = f"{_stamp(time.time())}-{os.urandom(4).hex()}.json"
         if key is not None:
