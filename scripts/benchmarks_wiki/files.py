@@ -1,9 +1,5 @@
-"""Plain JSON files that survive a crash, private to their user, and the lock that keeps two
-processes apart.
-
-Every file is written to a temporary name and renamed into place, so a crash leaves the old
-file or the new one, never half of one.
-"""
+"""Plain JSON files private to their user, written to a temporary name and renamed into place
+(a crash leaves the old file or the new one, never half of one), and the lock between processes."""
 
 from __future__ import annotations
 
@@ -23,9 +19,7 @@ PRIVATE_FOLDER, PRIVATE_FILE = 0o700, 0o600
 
 
 def write_atomically(path: Path, content: dict, exclusive: bool = False) -> None:
-    """Write ``content`` as JSON to ``path`` whole or not at all, readable by its user only;
-    with ``exclusive``, only where no file is yet (FileExistsError otherwise), so that two
-    runs never both write it."""
+    """Write ``content`` as JSON to ``path``; with ``exclusive``, only where no file is yet (FileExistsError)."""
     text = json.dumps(content, ensure_ascii=True, indent=1, sort_keys=True) + "\n"
 
     def write(temporary: Path) -> None:
@@ -39,15 +33,24 @@ def write_atomically(path: Path, content: dict, exclusive: bool = False) -> None
 
 
 def replace_atomically(path: Path, write: Callable[[Path], None], exclusive: bool = False) -> None:
-    """Let ``write`` fill a temporary file beside ``path``, then rename it into place (with
-    ``exclusive``, link it there, which fails on a file already in place)."""
+    """Let ``write`` fill a temporary file beside ``path``, then rename (with ``exclusive``, link) it into place."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
         write(temporary)
-        if exclusive:
-            _link(temporary, path)
-        else:
+        if not exclusive:
             os.replace(temporary, path)
+        else:
+            try:
+                os.link(temporary, path)
+            except FileExistsError:
+                raise
+            except OSError:
+                # A file system without hard links (FAT, some network mounts): claim the name, then
+                # fill it; a stop between the two leaves an empty file, read as damaged, never two.
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
+                os.replace(temporary, path)
+            else:
+                os.unlink(temporary)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
@@ -63,30 +66,6 @@ def sync_folder(folder: Path) -> None:
             os.fsync(directory)
         finally:
             os.close(directory)
-
-
-def _link(temporary: Path, path: Path) -> None:
-    """Put ``temporary`` at ``path`` only if no file is there (FileExistsError otherwise)."""
-    try:
-        os.link(temporary, path)
-    except FileExistsError:
-        raise
-    except OSError:
-        # A file system without hard links (FAT, some network mounts): claim the name, then
-        # fill it; a stop between the two leaves an empty file, read as damaged, never two.
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
-        os.replace(temporary, path)
-        return
-    os.unlink(temporary)
-
-
-def make_private_folder(folder: Path) -> None:
-    """Make ``folder`` and any missing folder above it, each readable by its user only."""
-    for made in reversed((folder, *folder.parents)):
-        if not made.exists():
-            with contextlib.suppress(FileExistsError):
-                made.mkdir(PRIVATE_FOLDER)
-                os.chmod(made, PRIVATE_FOLDER)  # whatever the umask took away or left
 
 
 def read_record(path: Path) -> dict:
@@ -113,33 +92,26 @@ LOCK_WAIT, LOCK_POLL = 60.0, 0.05
 @contextlib.contextmanager
 def locked(lock_file: Path, wait: float = LOCK_WAIT, sleep: Callable[[float], None] = time.sleep,
            clock: Callable[[], float] = time.monotonic) -> Iterator[None]:
-    """Hold the lock in ``lock_file``, so that two processes never send one draft at the same
-    moment; give up after ``wait`` seconds rather than wait for ever on a run that never lets go."""
-    try:
-        # Never through a link another user left in its place, and readable by no one else.
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        handle = os.fdopen(os.open(lock_file, flags, PRIVATE_FILE), "r+b")
-    except OSError as error:
-        raise fail("cannot_lock", path=lock_file, problem=error.strerror or error) from None
+    """Hold the lock in ``lock_file``, so that two runs never send one draft at once; wait ``wait`` seconds at most."""
     take, release = _platform_lock()
-    with handle:
-        deadline = clock() + wait
+    with contextlib.ExitStack() as held:
         try:
+            # Never through a link another user left in its place, and readable by no one else.
+            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            handle = held.enter_context(os.fdopen(os.open(lock_file, flags, PRIVATE_FILE), "r+b"))
+            deadline = clock() + wait
             while not take(handle):
                 if clock() >= deadline:
                     raise fail("lock_timeout", path=lock_file, seconds=wait)
                 sleep(LOCK_POLL)
         except OSError as error:
             raise fail("cannot_lock", path=lock_file, problem=error.strerror or error) from None
-        try:
-            yield
-        finally:
-            release(handle)
+        held.callback(release, handle)  # released before the file is closed
+        yield
 
 
 def _platform_lock() -> tuple:
-    """Functions that take a file's lock without waiting (True when taken) and release it:
-    ``fcntl.flock`` where there is one, else Windows' ``msvcrt.locking``."""
+    """Functions that take a file's lock without waiting (True when taken) and release it."""
     try:
         import fcntl
     except ImportError:
@@ -158,13 +130,13 @@ def _platform_lock() -> tuple:
 
 
 def _msvcrt_lock(msvcrt) -> tuple:
-    """The lock on a file's first byte; another handle holding it is refused with EACCES (or
-    EDEADLOCK), any other error is not a wait but a failure."""
+    """The lock on a file's first byte, for Windows, where there is no ``fcntl``."""
     def take(handle) -> bool:
         handle.seek(0)
         try:
             msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
         except OSError as error:
+            # Another handle holding it is refused so; any other error is a failure, not a wait.
             if error.errno in (errno.EACCES, getattr(errno, "EDEADLOCK", errno.EDEADLK)):
                 return False
             raise

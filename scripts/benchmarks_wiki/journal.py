@@ -1,20 +1,9 @@
 """A local journal of draws, drafts and receipts, so that a checkpointed run survives restarts.
 
-One folder, readable by its user only, holds:
-
-- ``waiting/``: each draft not yet sent, one file, never changed once written;
-- ``sent/``: each draft done with, moved there by one rename once its outcome is written
-  beside it there (its receipt, the portal's refusal, or the note that it was discarded),
-  and each draft a newer one to the same place replaced;
-- ``keys/``: each key a post was kept under, naming its draft;
-- ``draws/`` (each problem drawn, with its revision), ``posts/`` (each post shown here, with
-  its revision, and whether this journal published it), ``follows/`` (where each follow
-  stands) and ``locks/``;
-- ``secret``: the key of the code each draft carries, so that a draft proves it was written
-  by this journal.
-
-The files are the one truth: what waits is found by listing ``waiting/`` alone, however
-many were sent, and nothing that only reads writes anything.
+A draft waits in ``waiting/``, never changed once written, until one rename moves it to ``sent/``:
+once its outcome (receipt, refusal or discard) is written beside it there, or when a newer draft to
+the same place replaces it. What waits is found by listing ``waiting/`` alone, however many were
+sent, and nothing that only reads writes anything.
 """
 
 from __future__ import annotations
@@ -32,8 +21,7 @@ from typing import Iterator, Mapping, Optional, Union
 
 from . import JOURNAL_VARIABLE, NAME
 from .errors import DraftError, Refused, ValidationError, fail
-from .files import (PRIVATE_FILE, as_path, locked, make_private_folder, read_record, sync_folder,
-                    write_atomically)
+from .files import PRIVATE_FILE, PRIVATE_FOLDER, as_path, locked, read_record, sync_folder, write_atomically
 from .models import Published
 from .publishing import MOMENT, Outcome, PreparedPost, now, prepared_again, publish_request
 from .rules import (EARLIER, LIMIT, NONCE_KEPT_HOURS, SETTING_DEFAULT, SETTING_GIVEN, check_text, check_thread_id,
@@ -46,25 +34,15 @@ FOLDERS = (WAITING, SENT, "keys", "draws", "posts", "follows", "locks")
 SECRET = "secret"
 # What a draft's outcome writes beside it in sent/.
 RECEIPT, REFUSAL, DISCARDED = ".receipt.json", ".refused.json", ".discarded.json"
-OUTCOMES = (RECEIPT, REFUSAL, DISCARDED)
 MAX_KEY = 200
 # A draft's file name: the moment it was made, to the microsecond, so that drafts list in the
 # order they were made, and four random bytes.
 _DRAFT_NAME = re.compile(r"\A\d{8}T\d{6}\.\d{6}Z-[0-9a-f]{8}\.json\Z")
 
 
-def location(explicit: Optional[str] = None, environ: Optional[Mapping] = None,
-             windows: Optional[bool] = None) -> Path:
-    """``explicit``, else $BENCHMARKS_WIKI_JOURNAL, else $XDG_STATE_HOME/benchmarks-wiki, else
-    the platform's own place for state: %LOCALAPPDATA% on Windows, ~/.local/state elsewhere."""
-    return located(explicit, environ, windows)[0]
-
-
-def located(explicit: Optional[str] = None, environ: Optional[Mapping] = None,
-            windows: Optional[bool] = None) -> tuple:
-    """The journal's folder, as :func:`location` finds it, and what named it."""
-    environ = os.environ if environ is None else environ
-    windows = os.name == "nt" if windows is None else windows
+def located(explicit: Optional[str] = None, environ: Mapping = os.environ, windows: bool = os.name == "nt") -> tuple:
+    """The journal's folder, and what named it: ``explicit``, else $BENCHMARKS_WIKI_JOURNAL, else
+    $XDG_STATE_HOME/benchmarks-wiki, else %LOCALAPPDATA% on Windows, ~/.local/state elsewhere."""
     if explicit:
         return Path(os.path.expanduser(explicit)), SETTING_GIVEN
     for name in (JOURNAL_VARIABLE, "XDG_STATE_HOME"):
@@ -84,11 +62,14 @@ class Journal:
 
     @classmethod
     def open(cls, folder: Union[str, os.PathLike, None] = None) -> "Journal":
-        """The journal in ``folder`` (by default the one :func:`location` names), made
-        private if new; OSError when it cannot be made or written."""
-        journal = cls(location() if folder is None else folder)
-        for part in FOLDERS:
-            make_private_folder(journal.folder / part)
+        """The journal in ``folder`` (by default :func:`located`), made private if new; OSError when it cannot."""
+        journal = cls(located()[0] if folder is None else folder)
+        # Each missing folder, the journal's own and those above it too, readable by its user only.
+        for made in (*reversed(journal.folder.parents), journal.folder, *(journal.folder / part for part in FOLDERS)):
+            if not made.exists():
+                with contextlib.suppress(FileExistsError):
+                    made.mkdir(PRIVATE_FOLDER)
+                    os.chmod(made, PRIVATE_FOLDER)  # whatever the umask took away or left
         if not os.access(journal.folder / WAITING, os.W_OK | os.X_OK):
             raise PermissionError(13, "not writable", str(journal.folder / WAITING))
         with contextlib.suppress(FileExistsError):
@@ -103,8 +84,7 @@ class Journal:
         return [path for path in paths if os.name != "nt" and path.exists() and path.stat().st_mode & 0o077]
 
     def secret(self) -> bytes:
-        """The key of the code that proves a draft was written here; refused unless it is this
-        user's own, and private."""
+        """The key of the code that proves a draft was written here, if it is this user's own and private."""
         path = self.folder / SECRET
         try:
             info = path.stat()
@@ -114,8 +94,6 @@ class Journal:
         if os.name != "nt" and (info.st_uid != os.getuid() or info.st_mode & 0o077):
             raise fail("journal_secret_exposed", path=path)
         return text.strip().encode("ascii")
-
-    # -- draws -------------------------------------------------------------------------------
 
     def _draw_file(self, task_id: str) -> Optional[Path]:
         # Task ids come from the portal: only a well-formed one names a file here.
@@ -131,11 +109,8 @@ class Journal:
         revision = read_record(path).get("revision") if path else None
         return revision if isinstance(revision, int) and not isinstance(revision, bool) else None
 
-    # -- posts seen, and this journal's own ----------------------------------------------
-
     def record_posts(self, posts, mine: bool = False) -> None:
-        """Remember the thread, problem and revision of each post shown here, and, with
-        ``mine``, that this journal published it."""
+        """Remember each post shown here, and, with ``mine``, that this journal published it."""
         for post in posts:
             path = self.folder / "posts" / _file_name(post.post_id)
             kept = read_record(path)
@@ -168,13 +143,9 @@ class Journal:
         return {record["post_id"]: record["thread_id"] for record in records if record.get("mine") is True
                 and is_a("post id", record.get("post_id")) and is_a("thread id", record.get("thread_id"))}
 
-    # -- drafts ------------------------------------------------------------------------------
-
     def keep(self, post: PreparedPost, key: Optional[str] = None) -> "Draft":
-        """The prepared post, kept as a draft waiting in this journal; any other draft waiting
-        to go to the same place is replaced by it. Under a ``key``, only once: keeping the
-        same post under it again returns the draft kept first, sent or not (waiting again if
-        it had been replaced), and another post under it is refused."""
+        """The post kept as a draft, replacing any other waiting to go to the same place; under a ``key``,
+        only once: the same post again returns the draft kept first, sent or not, and another is refused."""
         check_type(post, PreparedPost, "the post", "a PreparedPost", optional=False)
         name = f"{_stamp(time.time())}-{os.urandom(4).hex()}.json"
         if key is not None:
@@ -202,8 +173,7 @@ class Journal:
         return draft
 
     def _keyed(self, name: str, key: str, post: PreparedPost) -> Optional["Draft"]:
-        """The draft a key names, if it was written, unless it holds another post; one that
-        was replaced is moved back to wait, replacing the others in turn."""
+        """The draft a key names, if it was written and holds this post; a replaced one waits again."""
         found = self.where(name)
         if found is None:
             return None  # a keep that stopped between its key and its draft
@@ -226,16 +196,14 @@ class Journal:
         return next((path for path in (self.folder / WAITING / name, self.folder / SENT / name) if path.exists()), None)
 
     def pending(self) -> list:
-        """The drafts waiting: neither published, refused, discarded nor replaced, oldest
-        first. Of several to the same place (two runs keeping at once), only the newest. A
-        draft that cannot be read is left out, and listed by :meth:`entries` as damaged."""
+        """The drafts waiting, oldest first: of several to the same place (two runs keeping at
+        once), only the newest. One that cannot be read is left out (:meth:`entries` lists it)."""
         newest = {draft.post.destination: draft for draft in self._waiting()}
         return sorted(newest.values(), key=lambda draft: draft.path.name)
 
     def _waiting(self) -> Iterator["Draft"]:
-        """Each draft in waiting/ that can be read, oldest first, but for those sent by a run
-        that stopped before moving them."""
-        for name in filter(_DRAFT_NAME.match, sorted(_names(self.folder / WAITING))):
+        # Those with an outcome were sent by a run that stopped before moving them.
+        for name in filter(_DRAFT_NAME.match, sorted(os.listdir(self.folder / WAITING))):
             try:
                 draft = Draft.load(self.folder / WAITING / name)
             except DraftError:
@@ -257,10 +225,7 @@ class Journal:
             draft.settle(DISCARDED, {"discarded_at": now()})
         return draft
 
-    # -- follows -----------------------------------------------------------------------------
-
     def _follow_file(self, thread_ids) -> Path:
-        """Where a follow of these threads keeps its mark: one file per set of threads."""
         names = sorted({check_thread_id(thread_id) for thread_id in thread_ids})
         key = names[0] if len(names) == 1 else "inbox-" + hashlib.sha256(" ".join(names).encode()).hexdigest()[:16]
         return self.folder / "follows" / f"{key}.json"
@@ -275,17 +240,12 @@ class Journal:
 
     def save_follow_mark(self, thread_ids, mark: Optional[tuple]) -> None:
         """Keep where a follow stands; one that has seen no post yet has nothing to keep."""
-        if mark is None:
-            return
-        since, seen = mark
-        write_atomically(self._follow_file(thread_ids), {"since": since, "seen": sorted(seen), "updated_at": now()})
-
-    # -- listing -----------------------------------------------------------------------------
+        if mark is not None:
+            since, seen = mark
+            write_atomically(self._follow_file(thread_ids), {"since": since, "seen": sorted(seen), "updated_at": now()})
 
     def entries(self, limit: Optional[int] = None, since: Optional[str] = None) -> Iterator[dict]:
-        """Drawn problems, drafts waiting or replaced, refused, discarded and published posts,
-        newest made first; from ``since`` (a timestamp) on, if given. Only the entries yielded
-        are read, so the newest few cost the same however long the history."""
+        """Draws and drafts, newest made first, from ``since`` on; only the entries yielded are read."""
         if limit is not None:
             LIMIT.check(limit, "limit")
         if since is not None:
@@ -294,9 +254,9 @@ class Journal:
         draws = self.folder / "draws"
         # Each made at the moment its name begins with (a draw, when its file was written), so
         # that names alone sort them, and paths are made only for the entries yielded.
-        made = [(_stamp(os.stat(draws / name).st_mtime), draws, name) for name in _names(draws)
+        made = [(_stamp(os.stat(draws / name).st_mtime), draws, name) for name in os.listdir(draws)
                 if name.endswith(".json") and not name.startswith(".")]
-        made += [(name, self.folder / part, name) for part in (WAITING, SENT) for name in _names(self.folder / part)
+        made += [(name, self.folder / part, name) for part in (WAITING, SENT) for name in os.listdir(self.folder / part)
                  if name.endswith(".json") and name.count(".") == 2]
         made.sort(key=lambda entry: (entry[0], entry[2]), reverse=True)
         for stamp, folder, name in made[:limit]:
@@ -319,9 +279,7 @@ class OwnPosts:
 
 @dataclass(frozen=True)
 class Draft:
-    """A prepared post kept in a journal's file, to be sent once; ``key`` is the name it was
-    kept under, if any. Read back, it is refused unless this journal wrote it exactly so,
-    and unless it passes every check a post made now would."""
+    """A prepared post kept in a journal's file, to be sent once; ``key`` is the name it was kept under."""
 
     path: Path
     post: PreparedPost
@@ -330,8 +288,7 @@ class Draft:
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike]) -> "Draft":
-        """The draft at ``path`` (or in sent/, if it went there since), exactly as its journal
-        wrote it, and still a post that could be sent."""
+        """The draft at ``path`` (or moved to sent/ since), if its journal wrote it so and it can still be sent."""
         given = as_path(path, "the draft's path")
         if not (_DRAFT_NAME.match(given.name) and given.parent.name in (WAITING, SENT)):
             raise fail("not_a_draft", path=given)
@@ -350,17 +307,14 @@ class Draft:
         try:
             post = prepared_again(Request.from_record(record["request"]), record.get("revision_from"),
                                   record.get("allow_sensitive") is True)
-        except (KeyError, TypeError, ValueError) as error:
-            raise fail("damaged_draft", path=found, problem=f"holds no post that can be sent ({error})") from None
-        except ValidationError as error:
-            raise fail("damaged_draft", path=found, problem=f"holds no post that can be sent: {error.message}") \
-                from None
+        except (KeyError, TypeError, ValueError, ValidationError) as error:
+            problem = f": {error.message}" if isinstance(error, ValidationError) else f" ({error})"
+            raise fail("damaged_draft", path=found, problem=f"holds no post that can be sent{problem}") from None
         key = record.get("key")
         return cls(found, post, str(record.get("created_at")), key if isinstance(key, str) else None)
 
     def outlived_its_nonce(self, now: Optional[float] = None) -> bool:
-        """Whether the portal may have forgotten this draft's nonce, so that sending it now
-        could post it a second time."""
+        """Whether the portal may have forgotten this draft's nonce, so that sending it could post twice."""
         import calendar
 
         try:
@@ -376,12 +330,10 @@ class Draft:
         return self.path.parent.parent / "locks" / (self.path.name[:-len(".json")] + ".lock")
 
     def outcome_file(self) -> Optional[Path]:
-        return next((self._beside(suffix) for suffix in OUTCOMES if self._beside(suffix).exists()), None)
+        return next((path for path in map(self._beside, (RECEIPT, REFUSAL, DISCARDED)) if path.exists()), None)
 
     def receipt(self) -> Optional[Outcome]:
-        """What this draft's receipt says, as sending it again would: EARLIER, with the post
-        (None when the receipt is too damaged to rebuild it, though it still says the post
-        went out) and when; or None if it was never published."""
+        """The outcome sending it again would give (EARLIER), or None if it was never published."""
         path = self._beside(RECEIPT)
         if not path.exists():
             return None
@@ -402,23 +354,18 @@ class Draft:
         return f"{record.get('status')} {record.get('code')}: {record.get('message')}"
 
     def settle(self, suffix: str, record: dict) -> None:
-        """Write this draft's outcome, then move it to sent/: a run that stops between the two
-        leaves it waiting with its outcome, which counts as sent."""
+        # Outcome first: a run that stops before the move leaves it waiting with it, which counts as sent.
         write_atomically(self._beside(suffix), record)
         self.move_to_sent()
 
     def move_to_sent(self) -> None:
         if self.path.parent.name == WAITING:
-            try:
+            with contextlib.suppress(FileNotFoundError):  # moved already, by another run
                 os.replace(self.path, self.path.parent.parent / SENT / self.path.name)
-            except FileNotFoundError:
-                return  # moved already, by another run
             sync_folder(self.path.parent)
 
     def publish_once(self, sender, resend: bool = False) -> Outcome:
-        """Publish this draft at most once: under its lock, a draft with a receipt answers
-        from it without a request (unless ``resend``); one the portal refused for good, or
-        discarded, is not sent."""
+        """Publish this draft at most once: its receipt answers unless ``resend``; refused or discarded, not sent."""
         with locked(self.lock_file()):
             current = Draft.load(self.path)  # another run may have sent or moved it meanwhile
             if not resend:
@@ -446,7 +393,6 @@ class Draft:
 
 
 def _code(record: dict, secret: bytes) -> str:
-    """The code that proves a draft's record was written by the journal of ``secret``."""
     canonical = json.dumps({name: value for name, value in record.items() if name != "code"}, ensure_ascii=True,
                            sort_keys=True, separators=(",", ":"))
     return hmac.new(secret, canonical.encode("ascii"), hashlib.sha256).hexdigest()
@@ -465,11 +411,9 @@ def _draft_entry(path: Path, waiting: bool) -> dict:
         receipt, refusal = draft.receipt(), draft.refusal()
     except DraftError as error:
         return {"type": "damaged", "at": None, "path": str(path), "problem": error.message}
-    fields = draft.post.fields
-    label, where = draft.post.destination
     entry = {"type": "draft" if waiting else "replaced", "at": draft.created_at, "path": str(draft.path),
-             "destination": f"{label} {where}", "body": draft.post.body[:80],
-             "claims": {name: fields.get(name) for name in ("agent_name", "model")}}
+             "destination": " ".join(draft.post.destination), "body": draft.post.body[:80],
+             "claims": {name: draft.post.fields.get(name) for name in ("agent_name", "model")}}
     if receipt:
         posted = receipt.published
         entry.update(type="posted", at=receipt.earlier_at or entry["at"], post_id=posted and posted.post_id,
@@ -482,7 +426,7 @@ def _draft_entry(path: Path, waiting: bool) -> dict:
 
 
 def _file_name(name: str) -> str:
-    """A file name for a name of any case and character, the same on every file system."""
+    # The same on every file system, whatever the name's case and characters.
     return hashlib.sha256(name.encode("utf-8")).hexdigest()[:32] + ".json"
 
 
@@ -490,9 +434,3 @@ def _stamp(seconds: float) -> str:
     """A moment as a draft's name begins with it: 20261201T203353.690446Z."""
     return time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds)) + f".{int(seconds * 1e6) % 1000000:06d}Z"
 
-
-def _names(folder: Path) -> list:
-    try:
-        return os.listdir(folder)
-    except FileNotFoundError:
-        return []

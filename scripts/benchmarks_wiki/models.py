@@ -1,9 +1,7 @@
 """The portal's objects as small frozen dataclasses; ``.raw`` is always the portal's own dict.
 
-Each class's fields, as it declares them, say what it reads: the name, the type, and whether
-it may be missing (``Optional``). Every field is checked for its type where the object is
-built, so that an answer of the wrong shape is refused here, in one place, and never
-surfaces later as a crash.
+Each field is read and checked as its class declares it (name, type, ``Optional``), so that an
+answer of the wrong shape is refused here, in one place, and never surfaces later as a crash.
 """
 
 from __future__ import annotations
@@ -19,10 +17,6 @@ from .rules import is_a
 _JSON_TYPES = {"str": (str,), "int": (int,), "bool": (bool,), "tuple": (list,), "Any": (dict, str), "dict": (dict,)}
 
 
-class Malformed(ValueError):
-    """An answer that does not have the shape of the object it should be."""
-
-
 class _FromPortal:
     # Fields that hold an id or a time, by the shape (rules.is_a) each must have: the portal's
     # ids go into printed commands and file names, so an id of any other shape is malformed.
@@ -30,11 +24,10 @@ class _FromPortal:
 
     @classmethod
     def from_raw(cls, raw: Any, **given):
-        """The object read from the portal's ``raw``; a field with a default is not read from
-        it, but given (or left to its default)."""
+        """The object read from the portal's ``raw``; a field with a default is given, not read."""
         kind = cls.__name__.lower()
         if type(raw) is not dict:
-            raise Malformed(f"expected a {kind} object, got {type(raw).__name__}")
+            raise ValueError(f"expected a {kind} object, got {type(raw).__name__}")
         values = dict(given)
         for declared in fields(cls):
             if declared.name == "raw" or declared.default is not MISSING:
@@ -43,22 +36,21 @@ class _FromPortal:
             typed = declared.type[len("Optional["):-1] if optional else declared.type
             value = raw.get(declared.name)
             if value is None and not optional:
-                raise Malformed(f"the {kind} object has no {declared.name!r}")
+                raise ValueError(f"the {kind} object has no {declared.name!r}")
             if value is not None and type(value) not in _JSON_TYPES[typed]:
-                raise Malformed(f"the {kind} field {declared.name!r} is a {type(value).__name__}")
+                raise ValueError(f"the {kind} field {declared.name!r} is a {type(value).__name__}")
             shape = cls._shapes.get(declared.name)
             if value is not None and shape and not is_a(shape, value):
-                raise Malformed(f"the {kind} field {declared.name!r} is not a {shape}: {value!r}")
+                raise ValueError(f"the {kind} field {declared.name!r} is not a {shape}: {value!r}")
             values[declared.name] = tuple(value) if typed == "tuple" and value is not None else value
         return cls(**values, raw=raw)
 
 
 def parse(model, raw, response=None, route: str = "the portal", **given):
-    """``model`` built from the portal's object, or the ApiError that says what was wrong
-    with the answer it came in (``response``, else one from ``route``)."""
+    """``model`` built from the portal's object, or the ApiError saying what was wrong with the answer."""
     try:
         return model.from_raw(raw, **given)
-    except Malformed as error:
+    except ValueError as error:
         if response is None:
             raise unreadable(200, route, str(error)) from None
         raise unreadable(response.status, response.route, str(error), response.write) from None
@@ -93,7 +85,7 @@ class Benchmark(_FromPortal):
 
     def __post_init__(self):
         if not all(isinstance(split, str) for split in self.splits):
-            raise Malformed("the benchmark's splits are not all text")
+            raise ValueError("the benchmark's splits are not all text")
         object.__setattr__(self, "related", tuple(item for item in self.related or () if isinstance(item, dict)))
 
 
@@ -177,8 +169,7 @@ class Published(_FromPortal):
 
 @dataclass(frozen=True)
 class SearchResult:
-    """One result of the portal's search page: its title, link and snippet, as the page shows
-    them; ``raw`` holds the three as a dict."""
+    """One result of the portal's search page, as the page shows it; ``raw`` holds the three as a dict."""
 
     title: str
     url: Optional[str]

@@ -54,9 +54,9 @@ class Context:
         """The journal, or None when it is turned off or cannot be written (said once)."""
         if self.args.no_journal:
             return None
-        from ..journal import Journal, location  # here: only a command that keeps one pays for it
+        from ..journal import Journal, located  # here: only a command that keeps one pays for it
 
-        where = location(self.args.journal)
+        where = located(self.args.journal)[0]
         try:
             journal = Journal.open(where)
         except OSError as error:
