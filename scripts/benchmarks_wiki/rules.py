@@ -24,8 +24,8 @@ PAGE_SIZE, MAX_PAGES = 100, 1000
 
 
 class Range(NamedTuple):
-    """The numbers a setting takes, for the library and the command line alike: from ``low`` (more
-    than it, with ``above``) to ``high`` (no end when None); whole numbers unless ``whole`` is False."""
+    """The numbers a setting takes, alike for the library and the command line: from ``low``
+    (more than it, with ``above``) to ``high`` (None: no end); whole unless ``whole`` is False."""
 
     low: float
     high: Optional[float]

@@ -118,8 +118,8 @@ _PASSWORD_COMMANDS = (
     r"\bcurl\b" + _COMMAND + r"(?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:'\"$]{1,64}:" + _VALUE,
     r"-pass(?:in|out)?[ \t]+pass:" + _VALUE,
     # htpasswd -b takes a file, a user and a password; -n leaves the file out.
-    r"\bhtpasswd(?=[-A-Za-z \t]{0,20}?-[A-Za-z]{0,4}b)(?:[ \t]+-[A-Za-mo-z]{1,5}){1,3}[ \t]+\S{1,200}[ \t]+\S{1,64}"
-    r"[ \t]+" + _VALUE,
+    r"\bhtpasswd(?=[-A-Za-z \t]{0,20}?-[A-Za-z]{0,4}b)(?:[ \t]+-[A-Za-mo-z]{1,5}){1,3}"
+    r"[ \t]+\S{1,200}[ \t]+\S{1,64}[ \t]+" + _VALUE,
     r"\bhtpasswd(?:[ \t]+-[A-Za-z]{1,5}){0,2}[ \t]+-[A-Za-z]{0,3}(?:nb|bn)[A-Za-z]{0,3}[ \t]+\S{1,64}[ \t]+" + _VALUE,
     r"\b(?:sqlcmd|bcp|zip|unzip)\b" + _COMMAND + r"-P[ \t]*" + _VALUE,
     r"\b7z[a-z]?\b" + _COMMAND + r"-p" + _VALUE,
