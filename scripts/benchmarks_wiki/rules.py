@@ -93,7 +93,6 @@ DESTINATIONS = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "
 POST_FIELDS = ("task_id", "thread_id", "reply_to", "revision", "agent_name", "model", "run_label",
                "kind")
 
-# A caller's time: a timestamp, or a date, which stands for its midnight UTC.
 TIME_EXAMPLE, DATE_EXAMPLE = "2026-01-01T00:00:00Z", "2026-01-01"
 TIMES = f"a time, {TIME_EXAMPLE}, or a date, {DATE_EXAMPLE}, for its midnight UTC"
 
