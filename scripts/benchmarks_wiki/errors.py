@@ -1,8 +1,6 @@
 """Every way a call can fail, by what happened, and the one table of what each says: the
 library's words; the command line adds its own remedies, in its own table."""
 
-from __future__ import annotations
-
 from typing import NamedTuple, Optional, Type
 
 

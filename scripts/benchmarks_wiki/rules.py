@@ -1,8 +1,6 @@
 """The portal's rules, each written once, checked before anything is sent: limits, identifiers,
 post kinds, destinations, how a body is normalised. Light: the command line imports it for help."""
 
-from __future__ import annotations
-
 import re
 from functools import partial
 from typing import NamedTuple, Optional

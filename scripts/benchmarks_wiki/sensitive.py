@@ -11,8 +11,6 @@ made Latin, percent-escapes decoded, a token wrapped onto the next line joined a
 there is reported where it starts in the text as given.
 """
 
-from __future__ import annotations
-
 import re
 import unicodedata
 from functools import lru_cache
