@@ -1,6 +1,4 @@
-if __package__:
-    from .cli import main
-else:
+if not __package__:
     # Run as a folder (python3 scripts/benchmarks_wiki), with nothing installed: Python put
     # this folder first on sys.path, where the package's own modules would pass for
     # top-level ones; the folder above it is where the package can be imported from.
@@ -8,6 +6,6 @@ else:
     import sys
 
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    from benchmarks_wiki.cli import main
+from benchmarks_wiki.cli import main  # noqa: E402
 
 raise SystemExit(main())

@@ -1,12 +1,5 @@
-"""Every way a call can fail, by what happened, and the one table of what each says.
-
-Each error is made whole from :data:`MESSAGES` when it is raised: its ``reason`` (a key of
-that table) names the class, the message and the remedy (``hint``); the facts the message
-was made from stay on it as ``facts``. The words are the library's: the command line adds
-its own remedies, in its own table.
-"""
-
-from __future__ import annotations
+"""Every way a call can fail, by what happened, and the one table of what each says: the
+library's words; the command line adds its own remedies, in its own table."""
 
 from typing import NamedTuple, Optional, Type
 
@@ -156,8 +149,7 @@ class SkillError(LocalError):
 
 
 class Message(NamedTuple):
-    """One entry of :data:`MESSAGES`: the class raised, the message and the remedy, each a
-    template of the facts the error is made from."""
+    """One entry of :data:`MESSAGES`: the class raised, and templates of its message and remedy."""
 
     kind: Type[BenchmarksWikiError]
     text: str
@@ -170,7 +162,6 @@ RESEND = ("{when}send the same request again, with the same draft or prepared po
           "publish: it may or may not be posted, and the same request cannot post twice")
 
 
-# Every error the package raises, by reason. Templates name the facts they are made from.
 MESSAGES = {
     # arguments
     "not_text": Message(ValidationError, "{what} must be text, not {type}"),
@@ -289,8 +280,7 @@ MESSAGES = {
 
 
 def fail(reason: str, **facts) -> BenchmarksWikiError:
-    """The error for ``reason``, of the class its entry names, made from ``facts`` (with the
-    class's own arguments among them, such as ``status``, ``sent`` or ``write``)."""
+    """The error for ``reason``, of the class its entry names, made from ``facts``."""
     return MESSAGES[reason].kind(reason, **facts)
 
 

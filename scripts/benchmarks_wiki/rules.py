@@ -1,10 +1,5 @@
-"""The portal's rules, each written once: limits, identifiers, post kinds, destinations,
-and how a body is normalised. The client checks them before anything is sent.
-
-Light on purpose: the command line imports it to print help.
-"""
-
-from __future__ import annotations
+"""The portal's rules, each written once, checked before anything is sent: limits, identifiers,
+post kinds, destinations, how a body is normalised. Light: the command line imports it for help."""
 
 import re
 from functools import partial
@@ -27,9 +22,8 @@ PAGE_SIZE, MAX_PAGES = 100, 1000
 
 
 class Range(NamedTuple):
-    """The numbers a setting takes, written once for the library and the command line alike:
-    from ``low`` (or, with ``above``, more than it) to ``high`` (no end when None); whole
-    numbers unless ``whole`` is False."""
+    """The numbers a setting takes, alike for the library and the command line: from ``low``
+    (more than it, with ``above``) to ``high`` (None: no end); whole unless ``whole`` is False."""
 
     low: float
     high: Optional[float]
@@ -50,7 +44,7 @@ class Range(NamedTuple):
         low = format(self.low, shown)
         high = None if self.high is None else format(self.high, shown)
         if self.above:
-            allowed = f"more than {low}" + (f" and at most {high}" if high else "")
+            allowed = f"more than {low} and at most {high}"
         else:
             allowed = f"{low} to {high}" if high else f"{low} or more"
         return ("a whole number, " if self.whole else "") + allowed
@@ -68,8 +62,7 @@ WAIT = Range(0.1, 7 * 86400, whole=False)
 
 
 def check_settings(timeout, retries) -> None:
-    """The settings every client takes: the library and the command line refuse the same
-    values, with the same words."""
+    """The settings every client takes, refused alike by the library and the command line."""
     TIMEOUT.check(timeout, "timeout")
     RETRIES.check(retries, "retries")
 
@@ -98,7 +91,6 @@ DESTINATIONS = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "
 POST_FIELDS = ("task_id", "thread_id", "reply_to", "revision", "agent_name", "model", "run_label",
                "kind")
 
-# A caller's time: a timestamp, or a date, which stands for its midnight UTC.
 TIME_EXAMPLE, DATE_EXAMPLE = "2026-01-01T00:00:00Z", "2026-01-01"
 TIMES = f"a time, {TIME_EXAMPLE}, or a date, {DATE_EXAMPLE}, for its midnight UTC"
 
@@ -136,25 +128,26 @@ def check_timestamp(value: str) -> str:
 
     if isinstance(value, str) and re.match(r"\A\d{4}-\d{2}-\d{2}\Z", value):
         value += "T00:00:00Z"
-    check("timestamp", value)
     try:
-        datetime.datetime.strptime(value[:19], "%Y-%m-%dT%H:%M:%S")
+        datetime.datetime.strptime(check("timestamp", value)[:19], "%Y-%m-%dT%H:%M:%S")
     except ValueError:
         raise fail("malformed", value=value, what="timestamp", example=_PATTERNS["timestamp"][1]) from None
     return value
 
 
 def check_text(value, what: str) -> str:
+    """Text that can be sent as UTF-8: a lone surrogate (from bytes that were not UTF-8) cannot."""
     if not isinstance(value, str):
         raise fail("not_text", what=what, type=type(value).__name__)
-    encoded(value, what)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise fail("not_utf8", what=what, position=error.start + 1) from None
     return value
 
 
 def check_type(value, kinds, what: str, expected: str, optional: bool = True):
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    fits = (optional and value is None) or (isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)))
-    if not fits:
+    if not ((optional and value is None) or (isinstance(value, kinds) and not isinstance(value, bool))):
         raise fail("not_of_type", what=what, expected=expected, type=type(value).__name__)
     return value
 
@@ -190,16 +183,8 @@ def check_claim(value: Optional[str], what: str) -> Optional[str]:
     if value is not None:
         if not (isinstance(value, str) and 1 <= len(value) <= MAX_CLAIM_CHARS):
             raise fail("bad_value", name=what, allowed=f"1 to {MAX_CLAIM_CHARS} characters", value=value)
-        encoded(value, what)
+        check_text(value, what)
     return value
-
-
-def encoded(text: str, what: str) -> bytes:
-    """``text`` as UTF-8; a lone surrogate (from bytes that were not UTF-8) cannot be sent."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise fail("not_utf8", what=what, position=error.start + 1) from None
 
 
 def origin_setting(given: Optional[str], environ) -> tuple:

@@ -1,21 +1,15 @@
 """Things that should not go into a public post: secrets, tokens and home-directory paths.
 
-The check is a net for accidents, not a guarantee: it looks for the shapes that leak most
-often from an agent's working notes. It reports findings (a provider's token, a password
-in a URL or a command, a secret-looking value under a secret-like name, a home path), never
-randomness alone, so digests, UUIDs, commit hashes and model ids pass.
+A net for accidents, not a guarantee: it reports findings (a provider's token, a password in
+a URL or a command, a secret-looking value under a secret-like name, a home path), never
+randomness alone, so digests, UUIDs, commit hashes and model ids pass. Every pattern is bounded
+or anchored on a literal, so no input of 2 KiB makes the regular expressions backtrack for long.
 
-Every pattern is bounded or anchored on a literal, so no input of 2 KiB makes the regular
-expressions backtrack for long.
-
-Besides the text as given, the lines that folding changes are read folded: compatibility
-forms (full-width letters, no-break spaces) made plain, invisible format characters and soft
-hyphens dropped, Cyrillic and Greek look-alikes made Latin, percent-escapes decoded, and a
-token wrapped onto the next line joined again. A finding there is reported where it starts
-in the text as given.
+The lines that folding changes are read folded too: compatibility forms (full-width letters,
+no-break spaces) made plain, invisible format characters dropped, Cyrillic and Greek look-alikes
+made Latin, percent-escapes decoded, a token wrapped onto the next line joined again. A finding
+there is reported where it starts in the text as given.
 """
-
-from __future__ import annotations
 
 import re
 import unicodedata
@@ -112,40 +106,37 @@ _HOMES = (
 # be real rather than a placeholder. `[^\n]{0,200}?` keeps a command on its line and bounds
 # the search for its flag.
 _COMMAND = r"[^\n]{0,200}?[ \t]"
+_PASSWORD_COMMANDS = (
+    r"\bsshpass\b" + _COMMAND + r"-p[ \t]*" + _VALUE,
+    r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b" + _COMMAND + r"-p" + _VALUE,
+    r"\bredis-cli\b" + _COMMAND + r"(?:-a|--pass)[ \t]+" + _VALUE,
+    r"\b(?:docker|podman|nerdctl|helm|oras|skopeo|az|oc|cf|argocd)\b[^\n]{0,40}?\blogin\b" + _COMMAND
+    + r"(?:-p|--password)(?:=|[ \t]+)" + _VALUE,
+    r"\bmongo(?:sh|dump|restore)?\b" + _COMMAND + r"(?:-p|--password)(?:=|[ \t]+)" + _VALUE,
+    r"\bcurl\b" + _COMMAND + r"(?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:'\"$]{1,64}:" + _VALUE,
+    r"-pass(?:in|out)?[ \t]+pass:" + _VALUE,
+    # htpasswd -b takes a file, a user and a password; -n leaves the file out.
+    r"\bhtpasswd(?=[-A-Za-z \t]{0,20}?-[A-Za-z]{0,4}b)(?:[ \t]+-[A-Za-mo-z]{1,5}){1,3}"
+    r"[ \t]+\S{1,200}[ \t]+\S{1,64}[ \t]+" + _VALUE,
+    r"\bhtpasswd(?:[ \t]+-[A-Za-z]{1,5}){0,2}[ \t]+-[A-Za-z]{0,3}(?:nb|bn)[A-Za-z]{0,3}[ \t]+\S{1,64}[ \t]+" + _VALUE,
+    r"\b(?:sqlcmd|bcp|zip|unzip)\b" + _COMMAND + r"-P[ \t]*" + _VALUE,
+    r"\b7z[a-z]?\b" + _COMMAND + r"-p" + _VALUE,
+    r"\bldap(?:search|add|modify|delete|passwd|whoami)\b" + _COMMAND + r"-w[ \t]+" + _VALUE,
+    r"\bssh-keygen\b" + _COMMAND + r"-[NP][ \t]+" + _VALUE,
+    r"\b(?:smbclient|rpcclient|smbmap)\b" + _COMMAND + r"-U[ \t]*[\"']?[^\s%\"']{1,64}%" + _VALUE,
+    r"\blftp\b" + _COMMAND + r"-u[ \t]+[\"']?[^\s,\"']{1,64}," + _VALUE,
+    r"\bsqlplus[ \t]+(?:-[A-Za-z]+[ \t]+)?[^\s/@]{1,64}/(?P<bare>[^\s/@\"']{1,128})@",
+    r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S{1,64}[ \t]+" + _VALUE,
+    r"\becho[ \t]+(?:-n[ \t]+)?" + _VALUE + r"[ \t]*\|[ \t]*sudo[ \t]+-S\b",
+    r"-(?<![\w-]-)(?:store|key|srcstore|deststore|srckey|destkey)pass[ \t]+" + _VALUE,
+    r"-(?<![\w-]-)D[\w.-]{0,80}?(?i:password|passwd)=" + _VALUE,
+    r"\bmachine\s+\S{1,100}\s+login\s+\S{1,100}\s+password\s+" + _VALUE,
+)
 _PLACES = (
     ("a credential in an Authorization header",
      r"\b[Aa](?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
      r"(?i:bearer|basic|token|bot|digest)[ \t]+(?P<bare>[^\s\"'`,;<>{}$][^\s\"'`,;]{7,119})"),
-    ("a password in a command", r"\bsshpass\b" + _COMMAND + r"-p[ \t]*" + _VALUE),
-    ("a password in a command", r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b" + _COMMAND + r"-p" + _VALUE),
-    ("a password in a command", r"\bredis-cli\b" + _COMMAND + r"(?:-a|--pass)[ \t]+" + _VALUE),
-    ("a password in a command", r"\b(?:docker|podman|nerdctl|helm|oras|skopeo|az|oc|cf|argocd)\b"
-                                r"[^\n]{0,40}?\blogin\b" + _COMMAND + r"(?:-p|--password)(?:=|[ \t]+)" + _VALUE),
-    ("a password in a command", r"\bmongo(?:sh|dump|restore)?\b" + _COMMAND + r"(?:-p|--password)(?:=|[ \t]+)"
-                                + _VALUE),
-    ("a password in a command", r"\bcurl\b" + _COMMAND + r"(?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:'\"$]{1,64}:"
-                                + _VALUE),
-    ("a password in a command", r"-pass(?:in|out)?[ \t]+pass:" + _VALUE),
-    # htpasswd -b takes a file, a user and a password; -n leaves the file out.
-    ("a password in a command", r"\bhtpasswd(?=[-A-Za-z \t]{0,20}?-[A-Za-z]{0,4}b)(?:[ \t]+-[A-Za-mo-z]{1,5}){1,3}"
-                                r"[ \t]+\S{1,200}[ \t]+\S{1,64}[ \t]+" + _VALUE),
-    ("a password in a command", r"\bhtpasswd(?:[ \t]+-[A-Za-z]{1,5}){0,2}[ \t]+-[A-Za-z]{0,3}(?:nb|bn)[A-Za-z]{0,3}"
-                                r"[ \t]+\S{1,64}[ \t]+" + _VALUE),
-    ("a password in a command", r"\b(?:sqlcmd|bcp|zip|unzip)\b" + _COMMAND + r"-P[ \t]*" + _VALUE),
-    ("a password in a command", r"\b7z[a-z]?\b" + _COMMAND + r"-p" + _VALUE),
-    ("a password in a command", r"\bldap(?:search|add|modify|delete|passwd|whoami)\b" + _COMMAND + r"-w[ \t]+"
-                                + _VALUE),
-    ("a password in a command", r"\bssh-keygen\b" + _COMMAND + r"-[NP][ \t]+" + _VALUE),
-    ("a password in a command", r"\b(?:smbclient|rpcclient|smbmap)\b" + _COMMAND + r"-U[ \t]*[\"']?[^\s%\"']{1,64}%"
-                                + _VALUE),
-    ("a password in a command", r"\blftp\b" + _COMMAND + r"-u[ \t]+[\"']?[^\s,\"']{1,64}," + _VALUE),
-    ("a password in a command", r"\bsqlplus[ \t]+(?:-[A-Za-z]+[ \t]+)?[^\s/@]{1,64}/(?P<bare>[^\s/@\"']{1,128})@"),
-    ("a password in a command", r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S{1,64}[ \t]+" + _VALUE),
-    ("a password in a command", r"\becho[ \t]+(?:-n[ \t]+)?" + _VALUE + r"[ \t]*\|[ \t]*sudo[ \t]+-S\b"),
-    ("a password in a command", r"-(?<![\w-]-)(?:store|key|srcstore|deststore|srckey|destkey)pass[ \t]+" + _VALUE),
-    ("a password in a command", r"-(?<![\w-]-)D[\w.-]{0,80}?(?i:password|passwd)=" + _VALUE),
-    ("a password in a command", r"\bmachine\s+\S{1,100}\s+login\s+\S{1,100}\s+password\s+"
-                                + _VALUE),
+    *(("a password in a command", pattern) for pattern in _PASSWORD_COMMANDS),
     ("a W&B API key", r"\bwandb[ \t]+login\b[^\n]{0,60}?[ \t](?:local-)?(?P<bare>[0-9a-f]{40})\b"),
 )
 
@@ -201,7 +192,6 @@ _LETTERS = _LOWER | _UPPER
 _DIGITS = frozenset("0123456789")
 _ALNUM = _LETTERS | _DIGITS
 _HEX = frozenset("0123456789abcdefABCDEF-")
-_SEPARATORS = frozenset("-_./:")
 
 
 def _kind_of_name(name: str):
@@ -244,7 +234,6 @@ def _looks_secret(value: str, kind: str) -> bool:
     # with hundreds of values.
     used = set(value)
     letters, digits = not used.isdisjoint(_LETTERS), not used.isdisjoint(_DIGITS)
-    mixed_case = not used.isdisjoint(_LOWER) and not used.isdisjoint(_UPPER)
     if kind == "password":
         return len(value) >= 6 and letters and (digits or not used <= _ALNUM) and not _IDENTIFIER.fullmatch(value)
     # A URL's password is the URL rule's to find; a path has no long random run below.
@@ -255,7 +244,7 @@ def _looks_secret(value: str, kind: str) -> bool:
     # Base64 and URL-safe tokens switch case every few letters, even where - and _ cut them:
     # lower-case letters come in runs of 3 or fewer on average, unlike in CamelCase names and
     # model ids ("CloudWatchSession", "Llama-3.1-8B-Instruct").
-    if mixed_case:
+    if not used.isdisjoint(_LOWER) and not used.isdisjoint(_UPPER):
         runs = _LOWER_RUN.findall(value)
         if sum(map(len, runs)) <= 3 * len(runs):
             return True
@@ -266,7 +255,7 @@ def _looks_secret(value: str, kind: str) -> bool:
             return True
     # Long keys drawn from letters, digits and symbols (Django's, say) have no long plain run;
     # names and ids ("main--test--<uuid>", "run_2024-11.v2") join words with few separators.
-    return len(value) >= 24 and len(used) >= 20 and len(used - _ALNUM - _SEPARATORS) >= 3
+    return len(value) >= 24 and len(used) >= 20 and len(used - _ALNUM - set("-_./:")) >= 3
 
 
 def _value(match):
@@ -336,12 +325,11 @@ def _folded_line(line: str, start: int):
 
 
 def _folded_copies(text: str) -> list:
-    """The folded copies to read, each with where in the text each of its characters comes from
-    and whether its findings may need a name. One holds the lines that folding changes, each on
-    a line of its own. The other holds the tokens wrapped over lines, joined again, and those
-    over three lines or more once more without their first line, which may end in a word of
-    its own; a value under a name would run on into the next line there, so only the findings
-    that need no name count."""
+    """The folded copies to read, each with where its characters come from in the text and whether
+    its findings may need a name. One holds the lines folding changes. The other holds the tokens
+    wrapped over lines, joined, and those over three lines or more again without their first line
+    (which may end in a word of its own); a value under a name would run on into the next line
+    there, so only the findings that need no name count."""
     if text.isascii() and not _PERCENT.search(text) and not _MAY_WRAP.search(text):
         return []
     lines, start = [], 0
