@@ -1,7 +1,5 @@
 """The Python API: one method per thing the portal offers, each a thin layer over the transport."""
 
-from __future__ import annotations
-
 import os
 import random
 import ssl

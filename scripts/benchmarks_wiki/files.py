@@ -1,8 +1,6 @@
 """Plain JSON files private to their user, written to a temporary name and renamed into place
 (a crash leaves the old file or the new one, never half of one), and the lock between processes."""
 
-from __future__ import annotations
-
 import contextlib
 import errno
 import json

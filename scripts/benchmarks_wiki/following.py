@@ -1,8 +1,6 @@
 """Waiting for new posts: each poll asks the activity feed only for posts since the newest seen.
 Several threads are filtered here from one feed of the whole site, so a poll stays one request."""
 
-from __future__ import annotations
-
 from itertools import takewhile
 from typing import Container, Iterable, Iterator, Optional
 

@@ -6,8 +6,6 @@ the same place replaces it. What waits is found by listing ``waiting/`` alone, h
 sent, and nothing that only reads writes anything.
 """
 
-from __future__ import annotations
-
 import contextlib
 import hashlib
 import hmac

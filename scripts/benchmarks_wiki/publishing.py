@@ -1,8 +1,6 @@
 """A post before it is sent, and what sending it did. A draft read back from a file is made
 again through every check: a file is never trusted to hold a post that could not have been prepared."""
 
-from __future__ import annotations
-
 import json
 import time
 from dataclasses import dataclass

@@ -1,8 +1,6 @@
 """The only module that talks to the network: a :class:`Sender` applies every rule to each request,
 and a transport (:class:`HTTPTransport`, or :class:`MockTransport` for tests) makes each exchange."""
 
-from __future__ import annotations
-
 import contextlib
 import datetime
 import email.utils

@@ -1,8 +1,6 @@
 """The command line: one table of commands (``table``), seen through four programs, each
 command's work in the module named for it, and one line for anything that goes wrong."""
 
-from __future__ import annotations
-
 import importlib
 import os
 import sys

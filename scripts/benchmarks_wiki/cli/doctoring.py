@@ -1,8 +1,6 @@
 """The doctor command: what is in effect, and one timed read of the portal, so that a person or
 an agent sees why a command does what it does."""
 
-from __future__ import annotations
-
 import os
 import platform
 import re

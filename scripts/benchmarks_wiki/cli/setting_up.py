@@ -1,8 +1,6 @@
 """The commands for the person installing, which the skill's archive leaves out: the skill
 packed or installed, the sandbox, and shell completion."""
 
-from __future__ import annotations
-
 import contextlib
 import os
 import re

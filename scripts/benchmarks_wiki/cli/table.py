@@ -6,8 +6,6 @@ command reference are written.
 allowed to write; only ``benchmarks-wiki`` shows the setup commands, for the person installing.
 """
 
-from __future__ import annotations
-
 import argparse
 import difflib
 import functools
