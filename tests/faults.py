@@ -11,6 +11,10 @@ others (used up all the same) without acting on the request; otherwise it takes 
 of ``redirect_next``, ``fail_next``, ``raw_next`` in that order, and is then not acted on
 either. ``stall_next`` combines with any answer; ``truncate_next`` and ``drip_next`` change
 how an answer is sent, and combine (half the body, dripped).
+
+Besides the switches, it serves the suite's certificates (any of them, by name), adds a
+plain-HTTP listener on request, closes or resets idle connections, and can take every
+request as coming from another address.
 """
 
 import collections
@@ -20,11 +24,16 @@ import gzip
 import itertools
 import json
 import re
+import socket
+import struct
 import threading
+import types
 import zlib
 from urllib.parse import parse_qsl, urlencode
 
+import tests.certs
 from benchmarks_wiki import sandbox
+from benchmarks_wiki.sandbox import server
 from benchmarks_wiki.sandbox.routes import JSON_TYPE, Refusal, Reply, error_reply
 from benchmarks_wiki.sandbox.server import phrase
 
@@ -56,12 +65,76 @@ DEFAULT_CODES = {
 _FILLER_PIECE = 1 << 20
 
 
+class _Handler(server._Handler):
+    def handle_one_request(self):
+        self.server.states[self.request].idle = True
+        super().handle_one_request()
+
+    def parse_request(self):
+        self.server.states[self.request].idle = False
+        return super().parse_request()
+
+
+class _Server(server._Server):
+    """A listener that knows which of its connections wait for a request."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.RequestHandlerClass = _Handler
+        # A live connection: whether it waits for a request, so that only idle ones are
+        # closed or reset, whether it is to be reset, and when it is closed.
+        self.states = {}
+
+    def get_request(self):
+        sock, addr = super().get_request()
+        with self.live_lock:
+            self.states[sock] = types.SimpleNamespace(sock=sock, idle=True, reset=False, closed=threading.Event())
+        return sock, addr
+
+    def shutdown_request(self, request):
+        with self.live_lock:
+            conn = self.states.pop(request, None)
+        if conn is not None and conn.reset:
+            # No FIN first: with SO_LINGER at zero the close itself sends the RST.
+            self.close_request(request)
+        else:
+            super().shutdown_request(request)
+        if conn is not None:
+            conn.closed.set()
+
+    def end_idle(self, reset):
+        """End the connections waiting for a request, and return them: each one's thread sees
+        the end of its stream and closes it, with ``reset`` by a TCP RST."""
+        with self.live_lock:
+            chosen = [conn for conn in self.states.values() if conn.idle]
+            for conn in chosen:
+                conn.reset = conn.reset or reset
+        for conn in chosen:
+            # Plain socket calls, which leave alone a TLS object that its thread may be reading.
+            try:
+                if reset:
+                    socket.socket.setsockopt(conn.sock, socket.SOL_SOCKET, socket.SO_LINGER,
+                                             struct.pack("ii", 1, 0))
+                    # Reading ends without a FIN going out; the close that follows resets.
+                    socket.socket.shutdown(conn.sock, socket.SHUT_RD)
+                else:
+                    socket.socket.shutdown(conn.sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return chosen
+
+
 class Portal(sandbox.Portal):
     """The sandbox portal with fault switches, safe to arm from test threads while
     requests are in flight."""
 
+    server_class = _Server
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.cert, self.plain_port = "server", None
+        # When set, every request counts as coming from this address, as replays see it.
+        self.client_address = None
         self._faults = {name: collections.deque() for name in FAULT_NAMES}
         self._faults_lock = threading.RLock()
         self._endless_pages = itertools.count(1)
@@ -72,6 +145,53 @@ class Portal(sandbox.Portal):
         if self.legacy:
             raise Refusal(404, "not_found", "no thread %s" % thread_id)
         return super()._thread(thread_id, params)
+
+    # -- what the suite's portals have besides the switches
+
+    def start(self, cert="server", plain_http=False, **kwargs):
+        """Start with ``cert``, a name among the suite's certificates; ``plain_http`` adds a
+        listener for plain HTTP, on which publish is refused and reads are redirected to HTTPS."""
+        self.cert = cert
+        super().start(**kwargs)
+        if plain_http:
+            self.plain_port = self._run(_Server(self, (self.host, 0)))
+        return self
+
+    def _server_certificate(self, host):
+        # The suite's one CA, made once, serves every portal it starts.
+        return tests.certs.authority()[self.cert]
+
+    @property
+    def ca_file(self):
+        return tests.certs.CA_FILE
+
+    @property
+    def plain_origin(self):
+        return "http://%s:%d" % (self.host, self.plain_port)
+
+    def _answer(self, request):
+        if request.scheme == "https":
+            return super()._answer(request)
+        if request.path == PUBLISH:
+            return error_reply(403, "https_required", "publish is accepted over HTTPS only")
+        return Reply(301, b"", [("Location", self.origin + request.target)])
+
+    def _keep_request(self, *args):
+        record = super()._keep_request(*args)
+        record.client_address = self.client_address or record.client_address
+        return record
+
+    def close_idle_connections(self):
+        """Close the connections waiting for a request, as an idle timeout would."""
+        return sum(len(listener.end_idle(reset=False)) for listener in list(self._servers))
+
+    def reset_idle_connections(self):
+        """Abort the connections waiting for a request with a TCP RST, as a load balancer or
+        NAT that lost their state would; returns once they are."""
+        reset = [conn for listener in list(self._servers) for conn in listener.end_idle(reset=True)]
+        for conn in reset:
+            conn.closed.wait(5)
+        return len(reset)
 
     # -- the switches
 

@@ -167,7 +167,7 @@ def test_a_link_in_place_of_the_cache_folder_is_refused(monkeypatch, tmp_path):
 def test_a_portal_keeps_its_own_ca_private_and_removes_it_when_it_stops(umask_022, monkeypatch, tmp_path):
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    portal = Portal(certificates="own").start()
+    portal = Portal().start()
     folder = os.path.dirname(portal.ca_file)
     try:
         assert os.path.dirname(folder) == str(tmp_path / "benchmarks-wiki")

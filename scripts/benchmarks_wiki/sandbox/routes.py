@@ -114,10 +114,6 @@ class Routes:
         pairs, bad_query = parse_query(query)
         target, headers = request.target, request.headers
         try:
-            if request.scheme == "http":
-                if raw_path == "/api/v1/publish":
-                    raise Refusal(403, "https_required", "publish is accepted over HTTPS only")
-                return Reply(301, b"", [("Location", self.origin + target)])
             self._check_request(request.method, target, pairs, bad_query)
             segments = [unquote(s) for s in raw_path.split("/")[1:]]
             if segments == ["search"]:
