@@ -12,9 +12,9 @@ of ``redirect_next``, ``fail_next``, ``raw_next`` in that order, and is then not
 either. ``stall_next`` combines with any answer; ``truncate_next`` and ``drip_next`` change
 how an answer is sent, and combine (half the body, dripped).
 
-Besides the switches, it serves the suite's certificates (any of them, by name), adds a
-plain-HTTP listener on request, closes or resets idle connections, and can take every
-request as coming from another address.
+Besides the switches, it keeps the latest requests, serves the suite's certificates (any of
+them, by name), adds a plain-HTTP listener on request, closes or resets idle connections,
+and can take every request as coming from another address.
 """
 
 import collections
@@ -130,8 +130,9 @@ class Portal(sandbox.Portal):
 
     server_class = _Server
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, max_requests=10000, **kwargs):
         super().__init__(*args, **kwargs)
+        self._requests = collections.deque(maxlen=max_requests)
         self.cert, self.plain_port = "server", None
         # When set, every request counts as coming from this address, as replays see it.
         self.client_address = None
@@ -176,10 +177,24 @@ class Portal(sandbox.Portal):
             return error_reply(403, "https_required", "publish is accepted over HTTPS only")
         return Reply(301, b"", [("Location", self.origin + request.target)])
 
-    def _keep_request(self, *args):
-        record = super()._keep_request(*args)
+    def _record(self, *args):
+        record = super()._record(*args)
         record.client_address = self.client_address or record.client_address
+        with self._lock:
+            self._requests.append(record)
         return record
+
+    @property
+    def requests(self):
+        """The latest ``max_requests`` requests, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    def reset_counters(self):
+        with self._lock:
+            self.connections = self.published = 0
+            self._requests.clear()
+            del self.errors[:]
 
     def close_idle_connections(self):
         """Close the connections waiting for a request, as an idle timeout would."""

@@ -9,9 +9,9 @@ instead of being shared.
 
 Its links lead back to it: once a portal starts, every link in its catalogue is rewritten
 to the portal's own origin. Its memory stays bounded however long it runs: it keeps the
-latest 10,000 requests, 100 tracebacks and 10,000 cursors, the catalogue's own posts and
-the latest ``max_posts`` published to it (a thread left with no post goes with them), and
-a nonce's uses for 24 hours, ``max_posts`` at most.
+latest 100 tracebacks and 10,000 cursors, the catalogue's own posts and the latest
+``max_posts`` published to it (a thread left with no post goes with them), and a nonce's
+uses for 24 hours, ``max_posts`` at most.
 
 Where the interface leaves a choice, it is strict, so that client mistakes show:
 

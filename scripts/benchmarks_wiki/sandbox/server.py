@@ -1,7 +1,6 @@
 """The running portal: :class:`Portal` (lifecycle, counters, connections), the threaded
 HTTPS server underneath it, and :func:`serve`, which runs one for a person."""
 
-import collections
 import datetime as _dt
 import gzip
 import http.server
@@ -23,8 +22,7 @@ from .routes import MAX_POSTS, ReplyBot, Routes, error_reply, parse_query
 DEFAULT_PORT = 0  # any free port
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_REPLY_AFTER = 3.0
-# The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
-MAX_REQUESTS = 10000
+# The latest tracebacks a portal keeps in ``errors``.
 MAX_ERRORS = 100
 # An RFC 9110 qvalue: 0 to 1 with at most three decimals.
 _QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
@@ -124,7 +122,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.rfile.read(int(length))
         portal = self.server.portal
-        record = portal._keep_request(self.command, self.path, self.headers, self.client_address[0],
+        record = portal._record(self.command, self.path, self.headers, self.client_address[0],
                                       "https" if self.server.context else "http")
         reply = portal.respond(record)
         if reply is None:
@@ -171,19 +169,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 class Portal(Routes):
     """The sandbox portal: an HTTPS server on 127.0.0.1 (or the host it is started on), with
     a CA of its own for as long as it runs, serving a :class:`Catalogue`. Its counters
-    (``connections``, ``requests``, ``published``, ``errors``) may be read by tests while
-    requests are in flight. ``replies`` has a :class:`~.routes.ReplyBot` answer each post a
+    (``connections``, ``published``, ``errors``) may be read by tests while requests are in
+    flight. ``replies`` has a :class:`~.routes.ReplyBot` answer each post a
     client publishes."""
 
     server_class = _Server
 
-    def __init__(self, catalogue=None, *, replies=False, reply_after=DEFAULT_REPLY_AFTER,
-                 max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
+    def __init__(self, catalogue=None, *, replies=False, reply_after=DEFAULT_REPLY_AFTER, max_posts=MAX_POSTS):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
         self._authority = None
         self.connections = 0
         self.published = 0
-        self._requests = collections.deque(maxlen=max_requests)
         # Tracebacks of what failed while answering, for tests to find empty.
         self.errors = []
         self.host, self.port = "127.0.0.1", None
@@ -271,35 +267,19 @@ class Portal(Routes):
     def __exit__(self, *exc):
         self.stop()
 
-    @property
-    def requests(self):
-        """The latest ``max_requests`` requests, oldest first."""
-        with self._lock:
-            return list(self._requests)
-
-    def reset_counters(self):
-        with self._lock:
-            self.connections = self.published = 0
-            self._requests.clear()
-            del self.errors[:]
-
     def _note_error(self, text):
         with self._lock:
             self.errors.append(text)
             del self.errors[:-MAX_ERRORS]
 
-    def _keep_request(self, method, target, headers, peer, scheme):
-        # Kept before it is answered; its status stays None if it never is.
+    def _record(self, method, target, headers, peer, scheme):
+        # Made before it is answered; its status stays None if it never is.
         path, _, query = target.partition("?")
-        record = types.SimpleNamespace(method=method, path=path, params=dict(parse_query(query)[0]),
-                                       headers=headers, client_address=peer,
-                                       scheme=scheme, target=target, status=None, response_bytes=0)
-        with self._lock:
-            self._requests.append(record)
-        return record
+        return types.SimpleNamespace(method=method, path=path, params=dict(parse_query(query)[0]), headers=headers,
+                                     client_address=peer, scheme=scheme, target=target, status=None, response_bytes=0)
 
     def respond(self, request):
-        """The answer to ``request`` (a record already in ``requests``): a
+        """The answer to ``request`` (the record :meth:`_record` made): a
         :class:`~.routes.Reply`, or None to close the connection without answering. The seam
         for misbehaviour: a subclass may answer in its place, wait first (on :attr:`stopping`),
         drop the connection, or change how ``super().respond(request)`` is sent."""
