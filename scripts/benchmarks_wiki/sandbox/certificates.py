@@ -246,22 +246,20 @@ class Authority(dict):
         ])
         self.ca_file = self._write("ca.pem", _pem("CERTIFICATE", ca))
 
-    def issue(self, name, hosts=LOCAL_HOSTS, self_signed=False):
+    def issue(self, name, hosts=LOCAL_HOSTS):
         """Make a server certificate for ``hosts`` (IP addresses or DNS names) with a key of
-        its own, signed by this CA or, for a client to refuse as one from an unknown
-        issuer, by itself; returns and records its ``(certfile, keyfile)``."""
+        its own, signed by this CA; returns and records its ``(certfile, keyfile)``."""
         if os.sep in name or name in ("", ".", "..", "ca"):
             raise ValueError("a certificate name is a plain file name other than ca: %r" % name)
         key = EcKey()
-        issuer, issuer_key = (_name(name), key) if self_signed else (self._subject, self._key)
         # DER leaves out a default value, so CA:FALSE is an empty basicConstraints.
-        der = certificate(_name(name), key, issuer, issuer_key, [
+        der = certificate(_name(name), key, self._subject, self._key, [
             _extension(_BASIC_CONSTRAINTS, _sequence(), critical=True),
             _extension(_KEY_USAGE, _tlv(_BIT_STRING, _SERVER_KEY_USAGE), critical=True),
             _extension(_EXT_KEY_USAGE, _sequence(_oid(_SERVER_AUTH))),
             _extension(_SUBJECT_ALT_NAME, _sequence(*(_general_name(host) for host in hosts))),
             _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
-            _extension(_AUTHORITY_KEY_ID, _sequence(_context(0, issuer_key.identifier(), constructed=False))),
+            _extension(_AUTHORITY_KEY_ID, _sequence(_context(0, self._key.identifier(), constructed=False))),
         ])
         self[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
                       self._write(name + "-key.pem", key.private_pem()))
@@ -279,9 +277,3 @@ class Authority(dict):
     def remove(self):
         """Delete the folder and everything in it; safe to call twice."""
         self._cleanup()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
