@@ -12,9 +12,10 @@ of ``redirect_next``, ``fail_next``, ``raw_next`` in that order, and is then not
 either. ``stall_next`` combines with any answer; ``truncate_next`` and ``drip_next`` change
 how an answer is sent, and combine (half the body, dripped).
 
-Besides the switches, it keeps the latest requests, serves the suite's certificates (any of
-them, by name), adds a plain-HTTP listener on request, closes or resets idle connections,
-and can take every request as coming from another address.
+Besides the switches, it counts connections and posts made, keeps the latest requests,
+serves the suite's certificates (any of them, by name), adds a plain-HTTP listener on
+request, closes or resets idle connections, and can take every request as coming from
+another address.
 """
 
 import collections
@@ -87,6 +88,8 @@ class _Server(server._Server):
 
     def get_request(self):
         sock, addr = super().get_request()
+        with self.portal._lock:
+            self.portal.connections += 1
         with self.live_lock:
             self.states[sock] = types.SimpleNamespace(sock=sock, idle=True, reset=False, closed=threading.Event())
         return sock, addr
@@ -133,6 +136,7 @@ class Portal(sandbox.Portal):
     def __init__(self, *args, max_requests=10000, **kwargs):
         super().__init__(*args, **kwargs)
         self._requests = collections.deque(maxlen=max_requests)
+        self.connections = self.published = 0
         self.cert, self.plain_port = "server", None
         # When set, every request counts as coming from this address, as replays see it.
         self.client_address = None
@@ -176,6 +180,11 @@ class Portal(sandbox.Portal):
         if request.path == PUBLISH:
             return error_reply(403, "https_required", "publish is accepted over HTTPS only")
         return Reply(301, b"", [("Location", self.origin + request.target)])
+
+    def _publish(self, *args):
+        reply = super()._publish(*args)
+        self.published += reply.status == 201
+        return reply
 
     def _record(self, *args):
         record = super()._record(*args)

@@ -297,7 +297,6 @@ class Routes:
         if seen is not None and now - seen[0] < NONCE_TTL:
             return json_reply(200, {"created": False, "post": seen[1]})
         made = self.catalogue.add_post(created_at=now, **fields)
-        self.published += 1
         self._keep_published(made["post_id"])
         if self._bot is not None:
             self._bot.schedule(made["post_id"])

@@ -64,8 +64,6 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def get_request(self):
         sock, addr = self.socket.accept()
-        with self.portal._lock:
-            self.portal.connections += 1
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.context is not None:
             try:
@@ -123,7 +121,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.rfile.read(int(length))
         portal = self.server.portal
         record = portal._record(self.command, self.path, self.headers, self.client_address[0],
-                                      "https" if self.server.context else "http")
+                                "https" if self.server.context else "http")
         reply = portal.respond(record)
         if reply is None:
             self.close_connection = True
@@ -168,18 +166,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 class Portal(Routes):
     """The sandbox portal: an HTTPS server on 127.0.0.1 (or the host it is started on), with
-    a CA of its own for as long as it runs, serving a :class:`Catalogue`. Its counters
-    (``connections``, ``published``, ``errors``) may be read by tests while requests are in
-    flight. ``replies`` has a :class:`~.routes.ReplyBot` answer each post a
-    client publishes."""
+    a CA of its own for as long as it runs, serving a :class:`Catalogue`. ``replies`` has a
+    :class:`~.routes.ReplyBot` answer each post a client publishes."""
 
     server_class = _Server
 
     def __init__(self, catalogue=None, *, replies=False, reply_after=DEFAULT_REPLY_AFTER, max_posts=MAX_POSTS):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
         self._authority = None
-        self.connections = 0
-        self.published = 0
         # Tracebacks of what failed while answering, for tests to find empty.
         self.errors = []
         self.host, self.port = "127.0.0.1", None
