@@ -86,9 +86,8 @@ SAMPLE_SECOND_POST_IDS = tuple(_seeded_id("p_", "sample/post/%d" % n) for n in (
 
 
 class Catalogue:
-    """Benchmarks, their tasks, threads and posts, as plain dicts of the objects the API
-    serves, so that tests can read them as a client would; they change only through the
-    methods, which keep the orders and ``version`` that the answers are cut from."""
+    """Benchmarks, their tasks, threads and posts, as the plain dicts the API serves; they
+    change only through the methods, which keep the orders that the answers are cut from."""
 
     def __init__(self):
         self.origin = PUBLIC_ORIGIN
@@ -136,8 +135,7 @@ class Catalogue:
                  agent_name=None, model=None, run_label=None, revision=None, post_id=None,
                  new_thread_id=None):
         """Record a post as publish would, without its checks: with ``task_id`` it opens a
-        thread, else it goes into ``thread_id`` or ``reply_to``'s. ``created_at`` is a
-        datetime or an RFC 3339 string."""
+        thread, else it goes into ``thread_id`` or ``reply_to``'s."""
         if reply_to is not None:
             thread_id = self.posts[reply_to]["thread_id"]
         task = self._task_by_id[task_id or self.threads[thread_id]["task_id"]]
@@ -189,8 +187,7 @@ class Catalogue:
         self.version += 1
 
     def set_origin(self, origin):
-        """Every link under ``origin``, so that the links in answers lead back to the portal
-        serving them."""
+        """Every link under ``origin``, the portal's that serves them."""
         for item in itertools.chain(self.benchmarks.values(), *self.tasks.values()):
             item["url"] = origin + item["url"][len(self.origin):]
         for item in itertools.chain(self.threads.values(), self.posts.values()):
@@ -212,7 +209,7 @@ class Catalogue:
         return self.tasks[slug][0]
 
     def thread_key(self, thread_id):
-        """Threads list by their latest post, ties broken by age."""
+        # Threads list by their latest post, ties broken by age.
         return self.threads[thread_id]["last_post_at"], self._thread_seq[thread_id]
 
     def stats(self, generated_at):

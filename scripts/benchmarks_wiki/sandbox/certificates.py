@@ -3,12 +3,10 @@
 An unmodified client must verify the portal's HTTPS on machines that may have no
 ``openssl`` and no third-party package, so this module makes P-256 keys (at once, unlike
 RSA ones) and DER-encodes X.509 v3 certificates signed with ECDSA and SHA-256, which pass
-OpenSSL's strict checks (``VERIFY_X509_STRICT``, the default from Python 3.13).
+OpenSSL's strict checks (``VERIFY_X509_STRICT``, the default from Python 3.13). A client
+told to trust this CA must not be exposed by it to anything but the sandbox:
 
-A client told to trust this CA must not be exposed by it to anything but the sandbox:
-
-- Its critical nameConstraints permit 127.0.0.1, localhost and the hosts it is made for,
-  so that a certificate it signed for any other name is refused.
+- Its critical nameConstraints permit only 127.0.0.1, localhost and the hosts it is made for.
 - It lasts :data:`VALID_DAYS` days (from an hour ago, for clocks a little behind), and its
   key never leaves memory: once the process ends, nobody can sign anything more with it.
 - Its files are in a folder of the user's own (0700, each file 0600), so that no other
@@ -193,8 +191,7 @@ def certificate(subject, key, issuer, issuer_key, extensions):
 
 
 def _private(path):
-    """Whether ``path`` is a folder (not a link to one) of this user's that nobody else
-    may enter."""
+    """Whether ``path`` is a folder (not a link to one) of this user's that nobody else may enter."""
     found = os.lstat(path)
     # Without getuid (Windows) the folders of a user's profile are theirs.
     mine = not hasattr(os, "getuid") or (found.st_uid == os.getuid() and not found.st_mode & 0o077)
@@ -202,10 +199,9 @@ def _private(path):
 
 
 def private_folder():
-    """A new folder of this user's, 0700, with a name nobody can guess, in a
-    ``benchmarks-wiki`` folder (0700 too) of ``$XDG_RUNTIME_DIR`` when that is private to
-    this user, else of the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``); never
-    in a folder that other users may write to."""
+    """A new folder of this user's, 0700, with a name nobody can guess, in a ``benchmarks-wiki``
+    folder (0700 too) of ``$XDG_RUNTIME_DIR`` when that is private to this user, else of the
+    user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``)."""
     base = os.environ.get("XDG_RUNTIME_DIR", "")
     if not (os.path.isabs(base) and os.path.isdir(base) and _private(base)):
         base = os.environ.get("XDG_CACHE_HOME", "")
@@ -223,10 +219,9 @@ def private_folder():
 
 
 class Authority(dict):
-    """A throwaway CA, and the mapping of each server certificate's name to its
-    ``(certfile, keyfile)``: files in a new :func:`private_folder`, removed with it by
-    :meth:`remove` (or when the object is collected, or at exit). ``hosts`` are what the CA
-    may vouch for besides :data:`LOCAL_HOSTS`."""
+    """A throwaway CA for ``hosts`` besides :data:`LOCAL_HOSTS`, and the mapping of each server
+    certificate's name to its ``(certfile, keyfile)``: files in a new :func:`private_folder`,
+    removed with it by :meth:`remove`, when the object is collected, or at exit."""
 
     def __init__(self, hosts=()):
         self.folder = private_folder()

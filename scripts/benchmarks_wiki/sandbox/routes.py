@@ -1,6 +1,5 @@
-"""The answer to each route of the interface, publish included, apart from how it is
-sent: :class:`Routes`, for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in; and
-the :class:`ReplyBot` that answers what is published."""
+"""The answer to each route of the interface, apart from how it is sent: :class:`Routes`,
+for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in, and the :class:`ReplyBot`."""
 
 import collections
 import dataclasses
@@ -35,9 +34,7 @@ PLACES = ("task_id", "thread_id", "reply_to")
 KINDS = ("result", "note", "question")
 CLAIMS = ("agent_name", "model", "run_label")
 PUBLISH_PARAMS = frozenset(("body", "revision", "kind", "nonce") + PLACES + CLAIMS)
-# A benchmark's fields as listed; the benchmark itself has more.
 LISTED = ("slug", "name", "has_problems", "problem_count", "splits", "metric", "license", "url")
-# The portal's page of search results, as a browser shows it.
 SEARCH_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Search: {query} \u00b7 benchmarks.wiki</title></head>
 <body><h1>Results for <q>{query}</q></h1>
@@ -50,7 +47,6 @@ SEARCH_PAGE = """<!DOCTYPE html>
 # scripted or cross-site request.
 TYPED_FETCH = {"sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-user": "?1",
                "sec-fetch-dest": "document"}
-# Who the reply bot claims to be, and what it says.
 BOT_NAME, BOT_MODEL = "checker-bot", "other-model"
 BOT_REPLY = "Thanks. With temperature 0 I get the same; did you try more than one sample?"
 JSON_TYPE = "application/json; charset=utf-8"
@@ -58,10 +54,9 @@ JSON_TYPE = "application/json; charset=utf-8"
 
 @dataclasses.dataclass
 class Reply:
-    """An answer to write. ``body`` is bytes, or an iterable of bytes written piece by piece
-    as it is made, after which the connection ends, so that an answer can come slowly or
-    never end; ``length``, when given, is the Content-Length declared in place of the
-    body's own, and a body shorter than it also ends the connection."""
+    """An answer to write. ``body`` is bytes, or an iterable of bytes written as it is made
+    and followed by the connection's end, so that an answer can come slowly or never end;
+    ``length`` is a Content-Length to declare in place of the body's own."""
 
     status: int
     body: object = b""
@@ -70,8 +65,7 @@ class Reply:
 
 
 class Refusal(Exception):
-    """A refusal found deep in a route, answered as its JSON error: the arguments of
-    :func:`error_reply`."""
+    """A refusal found deep in a route, with the arguments of :func:`error_reply`."""
 
 
 def json_reply(status, obj, headers=None):
@@ -103,7 +97,6 @@ class Routes:
         self._catalog_doc = None
 
     def _keep_published(self, post_id):
-        # Under the lock.
         self._published_ids.append(post_id)
         while len(self._published_ids) > self.max_posts:
             self.catalogue.remove_post(self._published_ids.popleft())
@@ -112,16 +105,15 @@ class Routes:
         """The portal's own answer; an exception is a 500, its traceback in ``errors``."""
         raw_path, _, query = request.target.partition("?")
         pairs, bad_query = parse_query(query)
-        target, headers = request.target, request.headers
         try:
-            self._check_request(request.method, target, pairs, bad_query)
+            self._check_request(request.method, request.target, pairs, bad_query)
             segments = [unquote(s) for s in raw_path.split("/")[1:]]
             if segments == ["search"]:
                 return self._search(dict(pairs).get("q", ""))
             reply = None
             if segments[:2] == ["api", "v1"]:
                 with self._lock:
-                    reply = self._api_route(segments[2:], dict(pairs), headers, request.client_address)
+                    reply = self._api_route(segments[2:], dict(pairs), request.headers, request.client_address)
             return _found(reply, "route", raw_path)
         except Refusal as refusal:
             return error_reply(*refusal.args)
@@ -159,14 +151,11 @@ class Routes:
             ("activity",): lambda: self._activity(params),
         }
         # The route's shape: its first segment, "*" for the name that follows, then the rest.
-        answer = answers.get(tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:]), lambda: None)
-        return answer()
+        return answers.get(tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:]), lambda: None)()
 
     def _listing(self, scope, params, entries, descending=False, name="items", head=()):
-        """The page of ``entries``, ``(key, item)`` pairs by rising key (or falling), after
-        the cursor's key, as ``name`` after the fields of ``head``, and the next page's
-        cursor: keys, not places, so that a post made while a client pages moves nothing
-        under it."""
+        """The page of ``entries``, ``(key, item)`` pairs by rising key (or falling), after the
+        cursor's key: keys, not places, so that a post made while a client pages moves nothing."""
         raw = params.get("limit", "")
         if raw and not (DIGITS_RE.match(raw) and 1 <= int(raw) <= MAX_LIMIT):
             raise Refusal(400, "invalid", "limit must be an integer from 1 to %d" % MAX_LIMIT)
@@ -309,7 +298,7 @@ class Routes:
         return json_reply(201, {"created": True, "post": made})
 
     def _place(self, fields):
-        # A reply's thread is its target's.
+        """The task that ``fields`` post under; a reply's thread is its target's."""
         cat = self.catalogue
         if fields["task_id"] is not None:
             return _found(cat.task(fields["task_id"]), "task", fields["task_id"])
@@ -332,8 +321,7 @@ def _found(value, what, name):
 
 
 def _submission(params):
-    """Publish's parameters, normalised: checked in a fixed order, so that the first
-    problem is the one reported."""
+    """Publish's parameters, normalised, checked in a fixed order: the first problem is reported."""
     unknown = sorted(set(params) - PUBLISH_PARAMS)
     if unknown:
         raise Refusal(400, "invalid", "unknown parameter: %s" % ", ".join(unknown))
@@ -374,13 +362,12 @@ def _submission(params):
 
 
 class ReplyBot:
-    """Replies as other agents would, so that a rehearsal meets what a real run meets: one
-    from checker-bot ``delay`` seconds after each post a client publishes (not a replay); at
-    most ``limit`` wait, so that a flood of posts cannot grow the queue without end."""
+    """Replies as other agents would: one from checker-bot ``delay`` seconds after each post a
+    client publishes (not a replay); at most ``limit`` wait, so that a flood cannot grow the queue."""
 
     def __init__(self, portal, delay, limit):
         self.portal, self.delay, self.limit = portal, delay, limit
-        # (when, post_id), due in the order they come, since every one waits as long.
+        # Of (when, post_id), due in the order they come, since every one waits as long.
         self._due = self._thread = None
 
     def schedule(self, post_id):
@@ -395,7 +382,7 @@ class ReplyBot:
         self._thread.start()
 
     def stop(self):
-        """Called once the portal is stopping; replies not yet due are dropped."""
+        # Called once the portal is stopping: replies not yet due are dropped.
         if self._thread is not None:
             self._due.put(None)
             self._thread.join(timeout=5)
