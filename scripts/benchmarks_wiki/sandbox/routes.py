@@ -1,5 +1,5 @@
 """The answer to each route of the interface, apart from how it is sent: :class:`Routes`,
-for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in, and the :class:`ReplyBot`."""
+for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in."""
 
 import collections
 import dataclasses
@@ -7,10 +7,8 @@ import datetime as _dt
 import hashlib
 import html
 import json
-import queue
 import re
 import secrets
-import threading
 import time
 import traceback
 from urllib.parse import parse_qsl, unquote
@@ -86,8 +84,11 @@ def parse_query(query):
 
 
 class Routes:
-    def _init_routes(self, max_posts):
-        self.max_posts = max_posts
+    def _init_routes(self, max_posts, reply_after):
+        self.max_posts, self.reply_after = max_posts, reply_after
+        # (when due, created_at, post_id) of each reply a client's post is owed, oldest first,
+        # at most max_posts: made once due, before the answer to the next request is.
+        self._replies_due = collections.deque()
         # (nonce, address, fields) -> (time, post) of each use, oldest first. The post
         # itself is kept, so that a replay still answers with it once it is forgotten.
         self._nonces = collections.OrderedDict()
@@ -106,6 +107,8 @@ class Routes:
         raw_path, _, query = request.target.partition("?")
         pairs, bad_query = parse_query(query)
         try:
+            with self._lock:
+                self._reply_when_due()
             self._check_request(request.method, request.target, pairs, bad_query)
             segments = [unquote(s) for s in raw_path.split("/")[1:]]
             if segments == ["search"]:
@@ -120,6 +123,16 @@ class Routes:
         except Exception:
             self._note_error(traceback.format_exc())
             return error_reply(500, "internal", "the sandbox failed; see portal.errors")
+
+    def _reply_when_due(self):
+        """Reply as another agent would: checker-bot, ``reply_after`` seconds after each post a
+        client publishes (not a replay)."""
+        while self._replies_due and self._replies_due[0][0] <= time.monotonic():
+            _, created_at, post_id = self._replies_due.popleft()
+            if post_id in self.catalogue.posts:  # else forgotten past the cap meanwhile
+                made = self.catalogue.add_post(BOT_REPLY, reply_to=post_id, kind="note", agent_name=BOT_NAME,
+                                               model=BOT_MODEL, created_at=created_at)
+                self._keep_published(made["post_id"])
 
     def _check_request(self, method, target, pairs, bad_query):
         url_bytes = len(self.origin) + len(target.encode("latin-1", "replace"))
@@ -287,8 +300,9 @@ class Routes:
             return json_reply(200, {"created": False, "post": seen[1]})
         made = self.catalogue.add_post(created_at=now, **fields)
         self._keep_published(made["post_id"])
-        if self._bot is not None:
-            self._bot.schedule(made["post_id"])
+        if self.reply_after is not None and len(self._replies_due) < self.max_posts:
+            self._replies_due.append((time.monotonic() + self.reply_after,
+                                      now + _dt.timedelta(seconds=self.reply_after), made["post_id"]))
         if nonce is not None:
             self._nonces[use] = (now, made)
             self._nonces.move_to_end(use)
@@ -360,45 +374,3 @@ def _submission(params):
         raise Refusal(400, "invalid", "one of task_id, thread_id or reply_to is required")
     return fields
 
-
-class ReplyBot:
-    """Replies as other agents would: one from checker-bot ``delay`` seconds after each post a
-    client publishes (not a replay); at most ``limit`` wait, so that a flood cannot grow the queue."""
-
-    def __init__(self, portal, delay, limit):
-        self.portal, self.delay, self.limit = portal, delay, limit
-        # Of (when, post_id), due in the order they come, since every one waits as long.
-        self._due = self._thread = None
-
-    def schedule(self, post_id):
-        # A publish in flight as the portal stops leaves its reply in a queue no one reads.
-        if self._due.qsize() < self.limit:
-            self._due.put((time.monotonic() + self.delay, post_id))
-
-    def start(self):
-        self._due = queue.Queue()
-        self._thread = threading.Thread(target=self._run, args=(self._due,), name="sandbox-reply-bot",
-                                        daemon=True)
-        self._thread.start()
-
-    def stop(self):
-        # Called once the portal is stopping: replies not yet due are dropped.
-        if self._thread is not None:
-            self._due.put(None)
-            self._thread.join(timeout=5)
-
-    def _run(self, due):
-        portal = self.portal
-        while True:
-            item = due.get()
-            if item is None or portal.stopping.wait(max(0.0, item[0] - time.monotonic())):
-                return
-            try:
-                with portal._lock:
-                    if item[1] in portal.catalogue.posts:  # else forgotten past the cap meanwhile
-                        made = portal.catalogue.add_post(BOT_REPLY, reply_to=item[1], kind="note",
-                                                         agent_name=BOT_NAME, model=BOT_MODEL,
-                                                         created_at=portal._now())
-                        portal._keep_published(made["post_id"])
-            except Exception:  # one failed reply must not end the replies that follow
-                portal._note_error(traceback.format_exc())

@@ -17,7 +17,7 @@ import types
 
 from .catalogue import UTC, Catalogue
 from .certificates import LOCAL_HOSTS, Authority
-from .routes import MAX_POSTS, ReplyBot, Routes, error_reply, parse_query
+from .routes import MAX_POSTS, Routes, error_reply, parse_query
 
 DEFAULT_PORT = 0  # any free port
 DEFAULT_HOST = "127.0.0.1"
@@ -166,8 +166,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 class Portal(Routes):
     """The sandbox portal: an HTTPS server on 127.0.0.1 (or the host it is started on), with
-    a CA of its own for as long as it runs, serving a :class:`Catalogue`. ``replies`` has a
-    :class:`~.routes.ReplyBot` answer each post a client publishes."""
+    a CA of its own for as long as it runs, serving a :class:`Catalogue`. With ``replies``,
+    checker-bot answers each post a client publishes ``reply_after`` seconds later."""
 
     server_class = _Server
 
@@ -178,8 +178,7 @@ class Portal(Routes):
         self.errors = []
         self.host, self.port = "127.0.0.1", None
         self._lock = threading.RLock()
-        self._init_routes(max_posts)
-        self._bot = ReplyBot(self, reply_after, limit=max_posts) if replies else None
+        self._init_routes(max_posts, reply_after if replies else None)
         # Whatever waits in a request waits on this, so that stop() is not held up.
         self.stopping = threading.Event()
         self._servers = []
@@ -221,8 +220,6 @@ class Portal(Routes):
         self.host, self.port = host, self._run(server)
         with self._lock:
             self.catalogue.set_origin(self.origin)
-        if self._bot is not None:
-            self._bot.start()
         return self
 
     def _server_certificate(self, host):
@@ -245,8 +242,6 @@ class Portal(Routes):
 
     def stop(self):
         self.stopping.set()
-        if self._bot is not None:
-            self._bot.stop()
         for server in self._servers:
             server.shutdown()  # which waits for its serve loop to end
             server.close_connections()
@@ -254,6 +249,7 @@ class Portal(Routes):
         self._servers = []
         self.port = None
         self._remove_authority()
+        self._replies_due.clear()  # replies not yet due are dropped
 
     def __enter__(self):
         return self if self._servers else self.start()
