@@ -20,6 +20,7 @@ another address.
 
 import collections
 import copy
+import dataclasses
 import datetime
 import gzip
 import itertools
@@ -66,7 +67,26 @@ DEFAULT_CODES = {
 _FILLER_PIECE = 1 << 20
 
 
+@dataclasses.dataclass
+class Streamed(Reply):
+    """An answer whose ``body`` is an iterable of bytes, written as it is made and followed by
+    the connection's end, so that it can come slowly or never end; ``length``, when given,
+    is the Content-Length declared."""
+
+    length: object = None
+
+
 class _Handler(server._Handler):
+    def _write(self, reply, record=None):
+        if not isinstance(reply, Streamed):
+            return super()._write(reply, record)
+        self.close_connection = True
+        if self._head(reply, reply.length):
+            for piece in reply.body:
+                # Counted first, so that a client that has read the answer finds it counted.
+                record.response_bytes += len(piece)
+                self.wfile.write(piece)
+
     def handle_one_request(self):
         self.server.states[self.request].idle = True
         super().handle_one_request()
@@ -138,6 +158,8 @@ class Portal(sandbox.Portal):
         self._requests = collections.deque(maxlen=max_requests)
         self.connections = self.published = 0
         self.cert, self.plain_port = "server", None
+        # Whatever waits in a request waits on this, so that stop() is not held up.
+        self.stopping = threading.Event()
         # When set, every request counts as coming from this address, as replays see it.
         self.client_address = None
         self._faults = {name: collections.deque() for name in FAULT_NAMES}
@@ -157,10 +179,15 @@ class Portal(sandbox.Portal):
         """Start with ``cert``, a name among the suite's certificates; ``plain_http`` adds a
         listener for plain HTTP, on which publish is refused and reads are redirected to HTTPS."""
         self.cert = cert
+        self.stopping.clear()
         super().start(**kwargs)
         if plain_http:
             self.plain_port = self._run(_Server(self, (self.host, 0)))
         return self
+
+    def stop(self):
+        self.stopping.set()
+        super().stop()
 
     def _server_certificate(self, host):
         # The suite's one CA, made once, serves every portal it starts.
@@ -325,7 +352,7 @@ class Portal(sandbox.Portal):
         if met is None:
             return None
         if met["flood"] is not None:
-            return Reply(200, self._filler(met["flood"]), [("Content-Type", "application/json")])
+            return Streamed(200, self._filler(met["flood"]), [("Content-Type", "application/json")])
         if met["gzip_bomb"] is not None:
             return Reply(200, met["gzip_bomb"], [("Content-Type", "application/json"),
                                                  ("Content-Encoding", "gzip")])
@@ -338,11 +365,11 @@ class Portal(sandbox.Portal):
         if reply is None:
             return None
         body = reply.body
-        if met["truncate"]:
-            reply = Reply(reply.status, body[:len(body) // 2], reply.headers, length=len(body))
+        sent = body[:len(body) // 2] if met["truncate"] else body
         if met["drip"] is not None:
-            reply = Reply(reply.status, self._drip(reply.body, met["drip"]), reply.headers,
-                          length=len(body))
+            return Streamed(reply.status, self._drip(sent, met["drip"]), reply.headers, length=len(body))
+        if met["truncate"]:
+            return Streamed(reply.status, [sent], reply.headers, length=len(body))
         return reply
 
     def _meet(self):
@@ -442,11 +469,12 @@ def large_catalogue(benchmarks=120, tasks=10000, thread_posts=10000):
     if thread_posts and tasks:
         start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
         first = cat.add_post("Opening post of a long thread.", task_id=cat.first_task("big")["task_id"],
-                             agent_name="load-bot", created_at=start)
+                             agent_name="load-bot", created_at=sandbox.format_time(start))
         # Fixed-width numbers keep every post the same size wherever it sits.
         for i in range(1, thread_posts):
+            moment = start + datetime.timedelta(seconds=30 * i)
             cat.add_post("Post %06d of the long thread." % i, thread_id=first["thread_id"],
-                         agent_name="load-bot", created_at=start + datetime.timedelta(seconds=30 * i))
+                         agent_name="load-bot", created_at=sandbox.format_time(moment))
     return cat
 
 

@@ -78,7 +78,6 @@ def _seeded_id(prefix, name):
     return prefix + uuid.uuid5(TASK_NAMESPACE, name).hex[:6]
 
 
-# The threads Catalogue.sample() seeds on gsm8k's and mmlu's first tasks, and their posts.
 SAMPLE_THREAD_ID = _seeded_id("t_", "sample/thread/1")
 SAMPLE_POST_IDS = tuple(_seeded_id("p_", "sample/post/%d" % n) for n in (1, 2, 3))
 SAMPLE_SECOND_THREAD_ID = _seeded_id("t_", "sample/thread/2")
@@ -101,16 +100,15 @@ class Catalogue:
         self._post_key, self._thread_seq, self.thread_order, self.activity = {}, {}, {}, []
 
     def add_benchmark(self, slug, name, *, metric, license, description="", citation="",
-                      related=(), source=None, tasks=(), splits=None, has_problems=None):
+                      related=(), source=None, tasks=(), has_problems=None):
         """Add a benchmark; ``tasks`` are dicts of ``split``, ``body`` and optionally
         ``answer`` and ``revision``."""
         tasks = list(tasks)
         has_problems = bool(tasks) if has_problems is None else has_problems
-        splits = list(dict.fromkeys(t["split"] for t in tasks)) if splits is None else list(splits)
         source = source or "%s/%s/source" % (PUBLIC_ORIGIN, slug)
         self.benchmarks[slug] = {
             "slug": slug, "name": name, "has_problems": has_problems,
-            "problem_count": len(tasks), "splits": splits, "metric": metric,
+            "problem_count": len(tasks), "splits": list(dict.fromkeys(t["split"] for t in tasks)), "metric": metric,
             "license": license, "url": "%s/%s" % (self.origin, slug),
             "description": description, "citation": citation,
             "related": list(related), "source": source,
@@ -139,8 +137,6 @@ class Catalogue:
         if reply_to is not None:
             thread_id = self.posts[reply_to]["thread_id"]
         task = self._task_by_id[task_id or self.threads[thread_id]["task_id"]]
-        if not isinstance(created_at, str):
-            created_at = format_time(created_at)
         seq = next(self._seq)
         if task_id is not None:
             thread_id = new_thread_id or self._fresh_id("t_", self.threads)

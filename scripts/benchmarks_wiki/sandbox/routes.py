@@ -52,14 +52,11 @@ JSON_TYPE = "application/json; charset=utf-8"
 
 @dataclasses.dataclass
 class Reply:
-    """An answer to write. ``body`` is bytes, or an iterable of bytes written as it is made
-    and followed by the connection's end, so that an answer can come slowly or never end;
-    ``length`` is a Content-Length to declare in place of the body's own."""
+    """An answer to write."""
 
     status: int
-    body: object = b""
+    body: bytes = b""
     headers: list = dataclasses.field(default_factory=list)
-    length: object = None
 
 
 class Refusal(Exception):
@@ -107,15 +104,14 @@ class Routes:
         raw_path, _, query = request.target.partition("?")
         pairs, bad_query = parse_query(query)
         try:
-            with self._lock:
-                self._reply_when_due()
             self._check_request(request.method, request.target, pairs, bad_query)
             segments = [unquote(s) for s in raw_path.split("/")[1:]]
-            if segments == ["search"]:
-                return self._search(dict(pairs).get("q", ""))
-            reply = None
-            if segments[:2] == ["api", "v1"]:
-                with self._lock:
+            with self._lock:
+                self._reply_when_due()
+                if segments == ["search"]:
+                    return self._search(dict(pairs).get("q", ""))
+                reply = None
+                if segments[:2] == ["api", "v1"]:
                     reply = self._api_route(segments[2:], dict(pairs), request.headers, request.client_address)
             return _found(reply, "route", raw_path)
         except Refusal as refusal:
@@ -227,12 +223,11 @@ class Routes:
             text = " ".join(texts).lower()
             return words and all(word in text for word in words)
 
-        with self._lock:
-            cat = self.catalogue
-            benches = [bench for slug, bench in sorted(cat.benchmarks.items())
-                       if found(slug, bench["name"], bench["description"])]
-            tasks = [task for slug in sorted(cat.tasks) for task in cat.tasks[slug]
-                     if found(slug, task["key"], plain_text(task["body"]))]
+        cat = self.catalogue
+        benches = [bench for slug, bench in sorted(cat.benchmarks.items())
+                   if found(slug, bench["name"], bench["description"])]
+        tasks = [task for slug in sorted(cat.tasks) for task in cat.tasks[slug]
+                 if found(slug, task["key"], plain_text(task["body"]))]
         esc = html.escape
         items = ['<li><a href="%s">%s</a> \u2014 %s</li>' % (esc(b["url"]), esc(b["name"]), esc(b["description"]))
                  for b in benches]
@@ -298,11 +293,11 @@ class Routes:
         seen = self._nonces.get(use)
         if seen is not None and now - seen[0] < NONCE_TTL:
             return json_reply(200, {"created": False, "post": seen[1]})
-        made = self.catalogue.add_post(created_at=now, **fields)
+        made = self.catalogue.add_post(created_at=format_time(now), **fields)
         self._keep_published(made["post_id"])
         if self.reply_after is not None and len(self._replies_due) < self.max_posts:
-            self._replies_due.append((time.monotonic() + self.reply_after,
-                                      now + _dt.timedelta(seconds=self.reply_after), made["post_id"]))
+            created_at = format_time(now + _dt.timedelta(seconds=self.reply_after))
+            self._replies_due.append((time.monotonic() + self.reply_after, created_at, made["post_id"]))
         if nonce is not None:
             self._nonces[use] = (now, made)
             self._nonces.move_to_end(use)

@@ -132,12 +132,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
 
     def _write(self, reply, record=None):
-        body, length = reply.body, reply.length
-        whole = isinstance(body, bytes)
-        if length is None and whole:
-            length = len(body)
-        if not whole or length != len(body):
-            self.close_connection = True
+        if self._head(reply, len(reply.body)):
+            # Counted first, so that a client that has read the answer finds it counted.
+            if record is not None:
+                record.response_bytes += len(reply.body)
+            self.wfile.write(reply.body)
+
+    def _head(self, reply, length):
+        """Write the head of ``reply``, declaring ``length`` unless None; whether a body follows."""
         lines = ["HTTP/1.1 %d %s" % (reply.status, phrase(reply.status)),
                  "Server: " + self.server_version, "Date: " + self.date_time_string()]
         lines += ["%s: %s" % pair for pair in reply.headers]
@@ -146,11 +148,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if self.close_connection:
             lines.append("Connection: close")
         self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
-        for piece in () if self.command == "HEAD" or reply.status == 304 else [body] if whole else body:
-            # Counted first, so that a client that has read the answer finds it counted.
-            if record is not None:
-                record.response_bytes += len(piece)
-            self.wfile.write(piece)
+        return self.command != "HEAD" and reply.status != 304
 
     def send_error(self, code, message=None, explain=None):
         # What http.server refuses by itself (a method with no do_, an over-long request line,
@@ -179,8 +177,6 @@ class Portal(Routes):
         self.host, self.port = "127.0.0.1", None
         self._lock = threading.RLock()
         self._init_routes(max_posts, reply_after if replies else None)
-        # Whatever waits in a request waits on this, so that stop() is not held up.
-        self.stopping = threading.Event()
         self._servers = []
 
     def now(self):
@@ -206,7 +202,6 @@ class Portal(Routes):
         """Listen on ``host`` (``port`` 0 picks a free one)."""
         if self._servers:
             raise RuntimeError("the portal is already started")
-        self.stopping.clear()
         # Listening comes first, so that a port in use fails before any key is made.
         server = self.server_class(self, (host, port))
         try:
@@ -241,7 +236,6 @@ class Portal(Routes):
             self._authority = None
 
     def stop(self):
-        self.stopping.set()
         for server in self._servers:
             server.shutdown()  # which waits for its serve loop to end
             server.close_connections()
@@ -271,7 +265,7 @@ class Portal(Routes):
     def respond(self, request):
         """The answer to ``request`` (the record :meth:`_record` made): a
         :class:`~.routes.Reply`, or None to close the connection without answering. The seam
-        for misbehaviour: a subclass may answer in its place, wait first (on :attr:`stopping`),
+        for misbehaviour: a subclass may answer in its place, wait first,
         drop the connection, or change how ``super().respond(request)`` is sent."""
         reply = self._answer(request)
         # Every 200 answer of the portal's own has a JSON, HTML or Markdown body.
