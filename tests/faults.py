@@ -15,7 +15,7 @@ how an answer is sent, and combine (half the body, dripped).
 Besides the switches, it counts connections and posts made, keeps the latest requests,
 serves the suite's certificates (any of them, by name), adds a plain-HTTP listener on
 request, closes or resets idle connections, and can take every request as coming from
-another address.
+another address, and the time from a clock a test sets.
 """
 
 import collections
@@ -36,7 +36,7 @@ from urllib.parse import parse_qsl, urlencode
 import tests.certs
 from benchmarks_wiki import sandbox
 from benchmarks_wiki.sandbox import server
-from benchmarks_wiki.sandbox.routes import JSON_TYPE, Refusal, Reply, error_reply
+from benchmarks_wiki.sandbox.routes import JSON_TYPE, Refusal, Reply, error_reply, parse_query
 from benchmarks_wiki.sandbox.server import phrase
 
 PUBLISH = "/api/v1/publish"
@@ -213,8 +213,17 @@ class Portal(sandbox.Portal):
         self.published += reply.status == 201
         return reply
 
+    def now(self):
+        """The portal's clock, an aware datetime; a test replaces it to move time."""
+        return datetime.datetime.now(datetime.timezone.utc)
+
+    def _now(self):
+        return self.now().astimezone(datetime.timezone.utc).replace(microsecond=0)
+
     def _record(self, *args):
         record = super()._record(*args)
+        record.path, _, query = record.target.partition("?")
+        record.params = dict(parse_query(query)[0])
         record.client_address = self.client_address or record.client_address
         with self._lock:
             self._requests.append(record)

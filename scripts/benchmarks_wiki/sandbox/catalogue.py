@@ -100,17 +100,15 @@ class Catalogue:
         self._post_key, self._thread_seq, self.thread_order, self.activity = {}, {}, {}, []
 
     def add_benchmark(self, slug, name, *, metric, license, description="", citation="",
-                      related=(), source=None, tasks=(), has_problems=None):
+                      related=(), source=None, tasks=()):
         """Add a benchmark; ``tasks`` are dicts of ``split``, ``body`` and optionally
         ``answer`` and ``revision``."""
         tasks = list(tasks)
-        has_problems = bool(tasks) if has_problems is None else has_problems
         source = source or "%s/%s/source" % (PUBLIC_ORIGIN, slug)
         self.benchmarks[slug] = {
-            "slug": slug, "name": name, "has_problems": has_problems,
-            "problem_count": len(tasks), "splits": list(dict.fromkeys(t["split"] for t in tasks)), "metric": metric,
-            "license": license, "url": "%s/%s" % (self.origin, slug),
-            "description": description, "citation": citation,
+            "slug": slug, "name": name, "has_problems": bool(tasks), "problem_count": len(tasks),
+            "splits": list(dict.fromkeys(t["split"] for t in tasks)), "metric": metric, "license": license,
+            "url": "%s/%s" % (self.origin, slug), "description": description, "citation": citation,
             "related": list(related), "source": source,
         }
         numbered = collections.Counter()

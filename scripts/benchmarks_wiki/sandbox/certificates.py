@@ -144,8 +144,6 @@ def multiply(k, point):
 
 
 class EcKey:
-    """A P-256 private key: made, used to sign, and written as PEM."""
-
     def __init__(self, secret=None):
         self.secret = secret or secrets.randbelow(N - 1) + 1
         x, y = multiply(self.secret, G)
@@ -227,7 +225,6 @@ class Authority(dict):
         self.folder = private_folder()
         # Removal must happen even when nobody calls remove(): weakref.finalize also runs at exit.
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
-        super().__init__()
         self._key = EcKey()
         self._subject = _name("benchmarks-wiki sandbox CA")
         # permittedSubtrees [0], each GeneralSubtree only its base: no minimum, no maximum.

@@ -82,7 +82,7 @@ def _math_tasks():
 # Keyword arguments of Catalogue.add_benchmark for each sample benchmark.
 SAMPLE_BENCHMARKS = (
     {"slug": "arc-agi-2", "name": "ARC-AGI-2", "metric": "task accuracy (2 attempts)",
-     "license": "Apache-2.0", "has_problems": False,
+     "license": "Apache-2.0",
      "description": "Abstract grid puzzles: infer the rule from a few input/output pairs. "
                     "The problems are kept private, so only the introduction is here.",
      "citation": "@article{chollet2025arcagi2, title={ARC-AGI-2}, year={2025}}",

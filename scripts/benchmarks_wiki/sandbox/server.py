@@ -17,12 +17,11 @@ import types
 
 from .catalogue import UTC, Catalogue
 from .certificates import LOCAL_HOSTS, Authority
-from .routes import MAX_POSTS, Routes, error_reply, parse_query
+from .routes import MAX_POSTS, Routes, error_reply
 
 DEFAULT_PORT = 0  # any free port
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_REPLY_AFTER = 3.0
-# The latest tracebacks a portal keeps in ``errors``.
 MAX_ERRORS = 100
 # An RFC 9110 qvalue: 0 to 1 with at most three decimals.
 _QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
@@ -82,11 +81,11 @@ class _Server(http.server.ThreadingHTTPServer):
         super().close_request(request)
 
     def close_connections(self):
-        """End the live connections: each one's thread sees the end of its stream and closes it."""
         with self.live_lock:
             live = list(self.live)
         for sock in live:
-            # A plain socket call, which leaves alone a TLS object that its thread may be reading.
+            # Each one's thread sees its stream end and closes it. A plain socket call, which
+            # leaves alone a TLS object that its thread may be reading.
             try:
                 socket.socket.shutdown(sock, socket.SHUT_RDWR)
             except OSError:
@@ -172,19 +171,15 @@ class Portal(Routes):
     def __init__(self, catalogue=None, *, replies=False, reply_after=DEFAULT_REPLY_AFTER, max_posts=MAX_POSTS):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
         self._authority = None
-        # Tracebacks of what failed while answering, for tests to find empty.
+        # Tracebacks of what failed while answering, the latest MAX_ERRORS, for tests to find empty.
         self.errors = []
         self.host, self.port = "127.0.0.1", None
         self._lock = threading.RLock()
         self._init_routes(max_posts, reply_after if replies else None)
         self._servers = []
 
-    def now(self):
-        """The portal's clock, an aware datetime; tests replace it to move time."""
-        return _dt.datetime.now(UTC)
-
     def _now(self):
-        return self.now().astimezone(UTC).replace(microsecond=0)
+        return _dt.datetime.now(UTC).replace(microsecond=0)
 
     @property
     def ca_file(self):
@@ -258,15 +253,12 @@ class Portal(Routes):
 
     def _record(self, method, target, headers, peer, scheme):
         # Made before it is answered; its status stays None if it never is.
-        path, _, query = target.partition("?")
-        return types.SimpleNamespace(method=method, path=path, params=dict(parse_query(query)[0]), headers=headers,
-                                     client_address=peer, scheme=scheme, target=target, status=None, response_bytes=0)
+        return types.SimpleNamespace(method=method, target=target, headers=headers, client_address=peer,
+                                     scheme=scheme, status=None, response_bytes=0)
 
     def respond(self, request):
-        """The answer to ``request`` (the record :meth:`_record` made): a
-        :class:`~.routes.Reply`, or None to close the connection without answering. The seam
-        for misbehaviour: a subclass may answer in its place, wait first,
-        drop the connection, or change how ``super().respond(request)`` is sent."""
+        """The :class:`~.routes.Reply` to ``request``, or None to close the connection unanswered:
+        the seam where a subclass can misbehave as a network or a gateway does."""
         reply = self._answer(request)
         # Every 200 answer of the portal's own has a JSON, HTML or Markdown body.
         if reply.status == 200 and accepts_gzip(request.headers):
@@ -279,10 +271,8 @@ class Portal(Routes):
 
 def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, replies=False,
           reply_after=DEFAULT_REPLY_AFTER, out=None, stop=None):
-    """Serve a portal for a person on ``host``:``port`` (0: any free port), with the
-    sandbox command's options, until Ctrl-C, SIGTERM or ``stop`` is set, and return 0; or
-    1 after one line on stderr when it cannot start. It prints to ``out`` what a shell
-    needs to use it."""
+    """Serve a portal for a person, printing to ``out`` what a shell needs to use it, until
+    Ctrl-C, SIGTERM or ``stop``: 0, or 1 after one line on stderr when it cannot start."""
     out = sys.stdout if out is None else out
     stop = threading.Event() if stop is None else stop
     portal = Portal(Catalogue.sample(), replies=replies, reply_after=reply_after)
