@@ -4,14 +4,12 @@ An unmodified client must verify the portal's HTTPS on machines that may have no
 ``openssl`` and no third-party package, so this module makes P-256 keys (at once, unlike
 RSA ones) and DER-encodes X.509 v3 certificates signed with ECDSA and SHA-256, which pass
 OpenSSL's strict checks (``VERIFY_X509_STRICT``, the default from Python 3.13). A client
-told to trust this CA must not be exposed by it to anything but the sandbox:
-
-- Its critical nameConstraints permit only 127.0.0.1, localhost and the hosts it is made for.
-- It lasts :data:`VALID_DAYS` days (from an hour ago, for clocks a little behind), and its
-  key never leaves memory: once the process ends, nobody can sign anything more with it.
-- Its files are in a folder of the user's own (0700, each file 0600), so that no other
-  user can put a CA of their own where a shell still names this one, even after it is
-  removed. It is never added to any trust store.
+told to trust this CA is exposed by it to nothing but the sandbox: its critical
+nameConstraints permit only 127.0.0.1, localhost and the hosts it is made for; it lasts
+:data:`VALID_DAYS` days (from an hour ago, for clocks a little behind) and its key never
+leaves memory; its files are in a folder of the user's own (0700, each file 0600), so that
+no other user can put a CA of their own where a shell still names this one, even after it
+is removed; it is never added to any trust store.
 """
 
 import base64

@@ -65,12 +65,8 @@ class _Server(http.server.ThreadingHTTPServer):
         sock, addr = self.socket.accept()
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.context is not None:
-            try:
-                # Handshakes run in each connection's thread, so that none holds up accept().
-                sock = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
-            except OSError:
-                sock.close()
-                raise
+            # Handshakes run in each connection's thread, so that none holds up accept().
+            sock = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         with self.live_lock:
             self.live.add(sock)
         return sock, addr
@@ -152,13 +148,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def send_error(self, code, message=None, explain=None):
         # What http.server refuses by itself (a method with no do_, an over-long request line,
         # a malformed header), as the portal would; the stream may be out of step, so it ends.
+        # A connection already gone is handle()'s to close.
         self.close_connection = True
         code = 405 if code == 501 else code
         name = {405: "method_not_allowed", 414: "uri_too_long"}.get(code, "invalid")
-        try:
-            self._write(error_reply(code, name, message or phrase(code)))
-        except OSError:
-            pass
+        self._write(error_reply(code, name, message or phrase(code)))
 
 
 class Portal(Routes):
