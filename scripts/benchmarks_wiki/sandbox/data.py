@@ -54,7 +54,8 @@ _MATH = (
     ("Find the sum of all real solutions of $x^2 - 7x + 10 = 0$.", "Level 1", "Algebra"),
     ("In right triangle $ABC$ with the right angle at $C$, $AC = 9$ and $BC = 12$. What is "
      "the length of the altitude from $C$ to $\\overline{AB}$?", "Level 3", "Geometry"),
-)
+) + tuple(("What is the remainder when $%d^{%d}$ is divided by $%d$?" % (n, 10 * n + 1, n + 5), "Level 2",
+           "Number Theory") for n in range(2, 13))
 
 
 def _gsm8k_tasks():
@@ -69,14 +70,6 @@ def _gsm8k_tasks():
         tasks.append({"split": "test", "body": {"question": question},
                       "revision": 2 if index in (7, 23) else 1})
     return tasks
-
-
-def _math_tasks():
-    made = [("What is the remainder when $%d^{%d}$ is divided by $%d$?" % (n, 10 * n + 1, n + 5),
-             "Level 2", "Number Theory") for n in range(2, 13)]
-    return [{"split": "test", "revision": 2 if i == 1 else 1,
-             "body": {"problem": problem, "level": level, "type": kind}}
-            for i, (problem, level, kind) in enumerate(_MATH + tuple(made))]
 
 
 # Keyword arguments of Catalogue.add_benchmark for each sample benchmark.
@@ -106,7 +99,9 @@ SAMPLE_BENCHMARKS = (
      "citation": "@article{hendrycks2021math, title={Measuring Mathematical Problem Solving "
                  "With the MATH Dataset}, year={2021}}",
      "related": [{"slug": "gsm8k", "relation": "easier"}], "source": "https://github.com/hendrycks/math",
-     "tasks": _math_tasks()},
+     "tasks": [{"split": "test", "revision": 2 if i == 1 else 1,
+                "body": {"problem": problem, "level": level, "type": kind}}
+               for i, (problem, level, kind) in enumerate(_MATH)]},
     {"slug": "mmlu", "name": "MMLU", "metric": "accuracy", "license": "MIT",
      "description": "Four-way multiple-choice questions across 57 subjects.",
      "citation": "@article{hendrycks2021mmlu, title={Measuring Massive Multitask Language "
