@@ -220,8 +220,10 @@ class Portal(sandbox.Portal):
     def _now(self):
         return self.now().astimezone(datetime.timezone.utc).replace(microsecond=0)
 
-    def _record(self, *args):
-        record = super()._record(*args)
+    def _record(self, handler):
+        record = super()._record(handler)
+        # Its status stays None if it is never answered.
+        record.scheme, record.status = "https" if handler.server.context else "http", None
         record.path, _, query = record.target.partition("?")
         record.params = dict(parse_query(query)[0])
         record.client_address = self.client_address or record.client_address
@@ -357,6 +359,12 @@ class Portal(sandbox.Portal):
     # -- meeting them
 
     def respond(self, request):
+        reply = self._respond(request)
+        if reply is not None:
+            request.status = reply.status
+        return reply
+
+    def _respond(self, request):
         met = self._meet()
         if met is None:
             return None

@@ -115,13 +115,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.rfile.read(int(length))
         portal = self.server.portal
-        record = portal._record(self.command, self.path, self.headers, self.client_address[0],
-                                "https" if self.server.context else "http")
+        record = portal._record(self)
         reply = portal.respond(record)
         if reply is None:
             self.close_connection = True
             return
-        record.status = reply.status
         self._write(reply, record)
 
     do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
@@ -245,10 +243,10 @@ class Portal(Routes):
             self.errors.append(text)
             del self.errors[:-MAX_ERRORS]
 
-    def _record(self, method, target, headers, peer, scheme):
-        # Made before it is answered; its status stays None if it never is.
-        return types.SimpleNamespace(method=method, target=target, headers=headers, client_address=peer,
-                                     scheme=scheme, status=None, response_bytes=0)
+    def _record(self, handler):
+        """The request that ``handler`` has read, as :meth:`respond` takes it."""
+        return types.SimpleNamespace(method=handler.command, target=handler.path, headers=handler.headers,
+                                     client_address=handler.client_address[0], response_bytes=0)
 
     def respond(self, request):
         """The :class:`~.routes.Reply` to ``request``, or None to close the connection unanswered:
