@@ -77,18 +77,24 @@ class Streamed(Reply):
 
 
 class _Handler(server._Handler):
-    def _write(self, reply, record=None):
+    # The record of the request being answered, whose response_bytes count what is written:
+    # counted first, so that a client that has read the answer finds it counted.
+    record = None
+
+    def _write(self, reply):
         if not isinstance(reply, Streamed):
-            return super()._write(reply, record)
+            if self.record is not None and self.command != "HEAD" and reply.status != 304:
+                self.record.response_bytes += len(reply.body)
+            return super()._write(reply)
         self.close_connection = True
         if self._head(reply, reply.length):
             for piece in reply.body:
-                # Counted first, so that a client that has read the answer finds it counted.
-                record.response_bytes += len(piece)
+                self.record.response_bytes += len(piece)
                 self.wfile.write(piece)
 
     def handle_one_request(self):
         self.server.states[self.request].idle = True
+        self.record = None
         super().handle_one_request()
 
     def parse_request(self):
@@ -223,7 +229,9 @@ class Portal(sandbox.Portal):
     def _record(self, handler):
         record = super()._record(handler)
         # Its status stays None if it is never answered.
-        record.scheme, record.status = "https" if handler.server.context else "http", None
+        record.status, record.response_bytes = None, 0
+        record.scheme = "https" if handler.server.context else "http"
+        handler.record = record
         record.path, _, query = record.target.partition("?")
         record.params = dict(parse_query(query)[0])
         record.client_address = self.client_address or record.client_address

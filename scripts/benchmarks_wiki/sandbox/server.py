@@ -120,15 +120,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if reply is None:
             self.close_connection = True
             return
-        self._write(reply, record)
+        self._write(reply)
 
     do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
 
-    def _write(self, reply, record=None):
+    def _write(self, reply):
         if self._head(reply, len(reply.body)):
-            # Counted first, so that a client that has read the answer finds it counted.
-            if record is not None:
-                record.response_bytes += len(reply.body)
             self.wfile.write(reply.body)
 
     def _head(self, reply, length):
@@ -246,7 +243,7 @@ class Portal(Routes):
     def _record(self, handler):
         """The request that ``handler`` has read, as :meth:`respond` takes it."""
         return types.SimpleNamespace(method=handler.command, target=handler.path, headers=handler.headers,
-                                     client_address=handler.client_address[0], response_bytes=0)
+                                     client_address=handler.client_address[0])
 
     def respond(self, request):
         """The :class:`~.routes.Reply` to ``request``, or None to close the connection unanswered:
