@@ -74,15 +74,14 @@ def _integer(value):
 
 def _oid(dotted):
     first, second, *rest = (int(arc) for arc in dotted.split("."))
-    encoded = bytearray()
+    encoded = b""
     for arc in [40 * first + second, *rest]:
-        chunk = [arc & 0x7F]
-        arc >>= 7
-        while arc:
-            chunk.append(0x80 | (arc & 0x7F))
+        chunk = bytes([arc & 0x7F])
+        while arc > 0x7F:
             arc >>= 7
-        encoded += bytes(reversed(chunk))
-    return _tlv(_OID, bytes(encoded))
+            chunk = bytes([0x80 | (arc & 0x7F)]) + chunk
+        encoded += chunk
+    return _tlv(_OID, encoded)
 
 
 def _bits(data):

@@ -1,4 +1,4 @@
-"""The running portal: :class:`Portal` (lifecycle, counters, connections), the threaded
+"""The running portal: :class:`Portal` (lifecycle, connections, errors), the threaded
 HTTPS server underneath it, and :func:`serve`, which runs one for a person."""
 
 import datetime as _dt
@@ -115,8 +115,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.rfile.read(int(length))
         portal = self.server.portal
-        record = portal._record(self)
-        reply = portal.respond(record)
+        reply = portal.respond(portal._record(self))
         if reply is None:
             self.close_connection = True
             return
