@@ -166,9 +166,8 @@ class Catalogue:
     def remove_post(self, post_id):
         """Forget a post: its thread loses it, and a thread left with no post goes too.
         Posts that replied to it keep their ``reply_to``."""
-        post = self.posts.pop(post_id)
+        thread_id = self.posts.pop(post_id)["thread_id"]
         key = self._post_key.pop(post_id)
-        thread_id = post["thread_id"]
         order = self.thread_order[thread_id]
         del order[bisect.bisect_left(order, key)]
         del self.activity[bisect.bisect_left(self.activity, key)]

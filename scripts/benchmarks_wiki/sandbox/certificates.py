@@ -220,8 +220,9 @@ class Authority(dict):
 
     def __init__(self, hosts=()):
         self.folder = private_folder()
-        # Removal must happen even when nobody calls remove(): weakref.finalize also runs at exit.
-        self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
+        # remove() deletes the folder and everything in it, and may be called twice. It must run
+        # even when nobody calls it: weakref.finalize also runs it at exit.
+        self.remove = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
         self._key = EcKey()
         self._subject = _name("benchmarks-wiki sandbox CA")
         # permittedSubtrees [0], each GeneralSubtree only its base: no minimum, no maximum.
@@ -262,7 +263,3 @@ class Authority(dict):
             os.chmod(path, 0o600)
             out.write(text)
         return path
-
-    def remove(self):
-        """Delete the folder and everything in it; safe to call twice."""
-        self._cleanup()

@@ -66,7 +66,6 @@ def _gsm8k_tasks():
                    "c": rng.randint(2, 9)}
         template = _GSM8K_TEMPLATES[index % len(_GSM8K_TEMPLATES)]
         question = _GSM8K_QUOTED.get(index) or template.format(**numbers)
-        # Two problems have been edited once since publication.
         tasks.append({"split": "test", "body": {"question": question},
                       "revision": 2 if index in (7, 23) else 1})
     return tasks
