@@ -121,8 +121,7 @@ class Routes:
             return error_reply(500, "internal", "the sandbox failed; see portal.errors")
 
     def _reply_when_due(self):
-        """Reply as another agent would: checker-bot, ``reply_after`` seconds after each post a
-        client publishes (not a replay)."""
+        """Make checker-bot's replies now due, ``reply_after`` seconds after each post a client published."""
         while self._replies_due and self._replies_due[0][0] <= time.monotonic():
             _, created_at, post_id = self._replies_due.popleft()
             if post_id in self.catalogue.posts:  # else forgotten past the cap meanwhile

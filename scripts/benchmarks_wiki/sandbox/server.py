@@ -28,8 +28,7 @@ _QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
 
 
 def accepts_gzip(headers):
-    """Whether ``Accept-Encoding`` (all of them, as one list) lists ``gzip`` first with a
-    quality above zero; a malformed quality refuses it."""
+    """Whether ``Accept-Encoding`` lists ``gzip`` with a quality above zero; a malformed quality refuses it."""
     for entry in ",".join(headers.get_all("Accept-Encoding", ())).split(","):
         coding, _, parameters = entry.partition(";")
         if coding.strip().lower() == "gzip":
@@ -193,7 +192,7 @@ class Portal(Routes):
             server.context.load_cert_chain(*self._server_certificate(host))
         except BaseException:
             server.server_close()
-            self._remove_authority()
+            self.stop()
             raise
         self.host, self.port = host, self._run(server)
         with self._lock:
@@ -213,19 +212,14 @@ class Portal(Routes):
                          name="portal-%d" % server.server_address[1]).start()
         return server.server_address[1]
 
-    def _remove_authority(self):
-        if self._authority is not None:
-            self._authority.remove()
-            self._authority = None
-
     def stop(self):
         for server in self._servers:
             server.shutdown()  # which waits for its serve loop to end
             server.close_connections()
             server.server_close()
-        self._servers = []
-        self.port = None
-        self._remove_authority()
+        if self._authority is not None:
+            self._authority.remove()
+        self._servers, self.port, self._authority = [], None, None
         self._replies_due.clear()  # replies not yet due are dropped
 
     def __enter__(self):
