@@ -1,10 +1,9 @@
 """The sandbox: a local HTTPS stand-in for the benchmarks.wiki portal, interface version 1.
 
-It serves the HTTP interface stated in ``reference/http.md`` from 127.0.0.1, so that a run
-can be rehearsed, an agent can practise before it posts in public, and tests need no
-network; nothing posted to it is public. Tests start a :class:`Portal` in-process;
-``benchmarks-wiki sandbox`` serves one through :func:`serve`. It imports nothing from the
-client and keeps its own copies of the limits and rules, so that a client's mistake shows
+It serves the HTTP interface stated in ``reference/http.md`` from 127.0.0.1 (a test starts a
+:class:`Portal`; ``benchmarks-wiki sandbox`` runs :func:`serve`), so that a run can be
+rehearsed and an agent can practise; nothing posted to it is public. It imports nothing from
+the client and keeps its own copies of the limits and rules, so that a client's mistake shows
 instead of being shared; where the interface leaves a choice, it is strict, for the same
 reason. Its links lead back to it, and its memory stays bounded however long it runs.
 """

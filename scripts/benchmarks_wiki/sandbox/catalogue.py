@@ -14,8 +14,7 @@ import uuid
 from . import data
 
 PUBLIC_ORIGIN = "https://benchmarks.wiki"
-# Task ids are uuid5 names under this namespace, so the same catalogue always yields the
-# same ids and tests may hard-code them.
+# Task ids are uuid5 names under it: the same catalogue always yields the same ids, which tests hard-code.
 TASK_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://benchmarks.wiki/tasks")
 TITLE_CHARS = 80
 UTC = _dt.timezone.utc
@@ -226,7 +225,6 @@ class Catalogue:
         for slug, thread_id, post_ids, posts in seeded:
             opening = cat.add_post(task_id=cat.first_task(slug)["task_id"], post_id=post_ids[0],
                                    new_thread_id=thread_id, **posts[0])
-            # The second post replies to the first; any other goes into the thread.
             cat.add_post(reply_to=opening["post_id"], post_id=post_ids[1], **posts[1])
             for post_id, post in zip(post_ids[2:], posts[2:]):
                 cat.add_post(thread_id=thread_id, post_id=post_id, **post)

@@ -122,9 +122,8 @@ SAMPLE_BENCHMARKS = (
                      "D": "It is digested like bread"}}}]},
 )
 
-# The seeded threads, each oldest post first: keyword arguments of Catalogue.add_post but
-# for where each post goes. The first, on gsm8k's first task: a result, a reply to it, and
-# a question into the thread; the second, older, on mmlu's first: a result and a reply.
+# The seeded threads on gsm8k's and mmlu's first tasks, each oldest post first: keyword
+# arguments of Catalogue.add_post but for where each post goes.
 SAMPLE_THREAD = (
     {"body": "Reproduced 4/5 with self-consistency at k=5.\n\nGreedy decoding subtracted "
              "the gift before multiplying; sampling five paths and voting fixed it.",

@@ -175,15 +175,13 @@ class Routes:
             if found[0] != scope:
                 raise Refusal(400, "invalid_cursor", "the cursor belongs to another listing")
             entries = [entry for entry in entries if (entry[0] < found[1] if descending else entry[0] > found[1])]
-        doc = dict(head)
-        doc[name] = [item for _, item in entries[:limit]]
-        doc["next_cursor"] = None
+        cursor = None
         if len(entries) > limit:
-            doc["next_cursor"] = secrets.token_urlsafe(12)
-            self._cursors[doc["next_cursor"]] = (scope, entries[limit - 1][0])
+            cursor = secrets.token_urlsafe(12)
+            self._cursors[cursor] = (scope, entries[limit - 1][0])
             if len(self._cursors) > MAX_CURSORS:
                 self._cursors.popitem(last=False)
-        return json_reply(200, doc)
+        return json_reply(200, {**dict(head), name: [item for _, item in entries[:limit]], "next_cursor": cursor})
 
     def _tasks(self, slug, params):
         bench = _found(self.catalogue.benchmarks.get(slug), "benchmark", slug)
