@@ -146,9 +146,6 @@ class EcKey:
         x, y = multiply(self.secret, G)
         self.point = b"\x04" + x.to_bytes(32, "big") + y.to_bytes(32, "big")
 
-    def public_key_info(self):
-        return _sequence(_sequence(_oid(_EC_PUBLIC_KEY), _oid(_PRIME256V1)), _bits(self.point))
-
     def identifier(self):
         # RFC 7093 method 1: SHA-256 of the key's bits, cut to 160 bits, so SHA-1 is never needed.
         return hashlib.sha256(self.point).digest()[:20]
@@ -180,8 +177,9 @@ def certificate(subject, key, issuer, issuer_key, extensions):
     # Positive, non-zero and at most 20 octets, as RFC 5280 section 4.1.2.2 asks.
     serial = secrets.randbits(127) | 1
     signed = _sequence(_oid(_ECDSA_WITH_SHA256))
-    tbs = _sequence(_context(0, _integer(2)), _integer(serial), signed, issuer, validity, subject,
-                    key.public_key_info(), _context(3, _sequence(*extensions)))
+    public_key = _sequence(_sequence(_oid(_EC_PUBLIC_KEY), _oid(_PRIME256V1)), _bits(key.point))
+    tbs = _sequence(_context(0, _integer(2)), _integer(serial), signed, issuer, validity, subject, public_key,
+                    _context(3, _sequence(*extensions)))
     return _sequence(tbs, signed, _bits(issuer_key.sign(tbs)))
 
 
@@ -194,9 +192,8 @@ def _private(path):
 
 
 def private_folder():
-    """A new folder of this user's, 0700, with a name nobody can guess, in a ``benchmarks-wiki``
-    folder (0700 too) of ``$XDG_RUNTIME_DIR`` when that is private to this user, else of the
-    user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``)."""
+    """A new folder of this user's, 0700, named unguessably, in a ``benchmarks-wiki`` folder (0700 too) of
+    ``$XDG_RUNTIME_DIR`` when that is private to this user, else of ``$XDG_CACHE_HOME`` or ``~/.cache``."""
     base = os.environ.get("XDG_RUNTIME_DIR", "")
     if not (os.path.isabs(base) and os.path.isdir(base) and _private(base)):
         base = os.environ.get("XDG_CACHE_HOME", "")
@@ -214,9 +211,8 @@ def private_folder():
 
 
 class Authority(dict):
-    """A throwaway CA for ``hosts`` besides :data:`LOCAL_HOSTS`, and the mapping of each server
-    certificate's name to its ``(certfile, keyfile)``: files in a new :func:`private_folder`,
-    removed with it by :meth:`remove`, when the object is collected, or at exit."""
+    """A throwaway CA for ``hosts`` besides :data:`LOCAL_HOSTS`, mapping each server certificate's name
+    to its ``(certfile, keyfile)``: files in a new :func:`private_folder`, removed with it."""
 
     def __init__(self, hosts=()):
         self.folder = private_folder()

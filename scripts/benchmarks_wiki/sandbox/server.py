@@ -149,9 +149,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 class Portal(Routes):
-    """The sandbox portal: an HTTPS server on 127.0.0.1 (or the host it is started on), with
-    a CA of its own for as long as it runs, serving a :class:`Catalogue`. With ``replies``,
-    checker-bot answers each post a client publishes ``reply_after`` seconds later."""
+    """The sandbox portal: an HTTPS server with a CA of its own while it runs, serving a :class:`Catalogue`;
+    with ``replies``, checker-bot answers each post a client publishes ``reply_after`` seconds later."""
 
     server_class = _Server
 
