@@ -160,11 +160,6 @@ class EcKey:
             if r and s:
                 return _sequence(_integer(r), _integer(s))
 
-    def private_pem(self):
-        # SEC 1 (RFC 5915): version 1, the secret, the curve and the public point.
-        return _pem("EC PRIVATE KEY", _sequence(_integer(1), _tlv(_OCTET_STRING, self.secret.to_bytes(32, "big")),
-                                                _context(0, _oid(_PRIME256V1)), _context(1, _bits(self.point))))
-
 
 def _extension(dotted, value, critical=False):
     flag = _tlv(_BOOLEAN, b"\xff") if critical else b""
@@ -247,8 +242,11 @@ class Authority(dict):
             _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
             _extension(_AUTHORITY_KEY_ID, _sequence(_context(0, self._key.identifier(), constructed=False))),
         ])
+        # SEC 1 (RFC 5915): version 1, the secret, the curve and the public point.
+        private = _sequence(_integer(1), _tlv(_OCTET_STRING, key.secret.to_bytes(32, "big")),
+                            _context(0, _oid(_PRIME256V1)), _context(1, _bits(key.point)))
         self[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
-                      self._write(name + "-key.pem", key.private_pem()))
+                      self._write(name + "-key.pem", _pem("EC PRIVATE KEY", private)))
         return self[name]
 
     def _write(self, filename, text):

@@ -104,7 +104,17 @@ class Routes:
         raw_path, _, query = request.target.partition("?")
         pairs, bad_query = parse_query(query)
         try:
-            self._check_request(request.method, request.target, pairs, bad_query)
+            url_bytes = len(self.origin) + len(request.target.encode("latin-1", "replace"))
+            if url_bytes > MAX_URL_BYTES:
+                raise Refusal(414, "uri_too_long", "the URL is %d bytes; at most %d" % (url_bytes, MAX_URL_BYTES))
+            if request.method != "GET":
+                raise Refusal(405, "method_not_allowed", "every route answers GET only", [("Allow", "GET")])
+            if bad_query:
+                raise Refusal(400, "invalid", "the query string is not valid UTF-8")
+            seen = collections.Counter(name for name, _ in pairs)
+            twice = sorted(name for name, n in seen.items() if n > 1)
+            if twice:
+                raise Refusal(400, "invalid", "parameter given more than once: %s" % ", ".join(twice))
             segments = [unquote(s) for s in raw_path.split("/")[1:]]
             with self._lock:
                 self._reply_when_due()
@@ -128,19 +138,6 @@ class Routes:
                 made = self.catalogue.add_post(BOT_REPLY, reply_to=post_id, kind="note", agent_name=BOT_NAME,
                                                model=BOT_MODEL, created_at=created_at)
                 self._keep_published(made["post_id"])
-
-    def _check_request(self, method, target, pairs, bad_query):
-        url_bytes = len(self.origin) + len(target.encode("latin-1", "replace"))
-        if url_bytes > MAX_URL_BYTES:
-            raise Refusal(414, "uri_too_long", "the URL is %d bytes; at most %d" % (url_bytes, MAX_URL_BYTES))
-        if method != "GET":
-            raise Refusal(405, "method_not_allowed", "every route answers GET only", [("Allow", "GET")])
-        if bad_query:
-            raise Refusal(400, "invalid", "the query string is not valid UTF-8")
-        seen = collections.Counter(name for name, _ in pairs)
-        twice = sorted(name for name, n in seen.items() if n > 1)
-        if twice:
-            raise Refusal(400, "invalid", "parameter given more than once: %s" % ", ".join(twice))
 
     def _api_route(self, rest, params, headers, address):
         cat, name = self.catalogue, rest[1] if len(rest) > 1 else None

@@ -254,7 +254,6 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, replies=False,
           reply_after=DEFAULT_REPLY_AFTER, out=None, stop=None):
     """Serve a portal for a person, printing to ``out`` what a shell needs to use it, until
     Ctrl-C, SIGTERM or ``stop``: 0, or 1 after one line on stderr when it cannot start."""
-    out = sys.stdout if out is None else out
     stop = threading.Event() if stop is None else stop
     portal = Portal(Catalogue.sample(), replies=replies, reply_after=reply_after)
     try:
@@ -278,7 +277,7 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, replies=False,
                   "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
                   "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
                   "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
-        print(*lines, sep="\n", file=out, flush=True)
+        print(*lines, sep="\n", file=out or sys.stdout, flush=True)
         # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
         while not stop.wait(0.5):
             pass
