@@ -102,7 +102,6 @@ class Catalogue:
                       related=(), source=None, tasks=()):
         """Add a benchmark; ``tasks`` are dicts of ``split``, ``body`` and optionally
         ``answer`` and ``revision``."""
-        tasks = list(tasks)
         source = source or "%s/%s/source" % (PUBLIC_ORIGIN, slug)
         self.benchmarks[slug] = {
             "slug": slug, "name": name, "has_problems": bool(tasks), "problem_count": len(tasks),

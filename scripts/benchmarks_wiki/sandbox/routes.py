@@ -52,8 +52,6 @@ JSON_TYPE = "application/json; charset=utf-8"
 
 @dataclasses.dataclass
 class Reply:
-    """An answer to write."""
-
     status: int
     body: bytes = b""
     headers: list = dataclasses.field(default_factory=list)

@@ -156,10 +156,9 @@ class Portal(Routes):
 
     def __init__(self, catalogue=None, *, replies=False, reply_after=DEFAULT_REPLY_AFTER, max_posts=MAX_POSTS):
         self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
-        self._authority = None
         # Tracebacks of what failed while answering, the latest MAX_ERRORS, for tests to find empty.
         self.errors = []
-        self.host, self.port = "127.0.0.1", None
+        self.host, self.port, self._authority = "127.0.0.1", None, None
         self._lock = threading.RLock()
         self._init_routes(max_posts, reply_after if replies else None)
         self._servers = []
