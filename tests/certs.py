@@ -5,27 +5,27 @@
 
 - ``server``: signed by the CA for 127.0.0.1 and localhost;
 - ``wrong-host``: signed by the CA for wrong-host.invalid only (a host-name mismatch);
-- ``untrusted``: for 127.0.0.1 and localhost, signed by itself (an untrusted issuer).
+- ``untrusted``: for 127.0.0.1 and localhost, signed by another CA (an untrusted issuer).
 
-Asking for either makes them and sets them as every :class:`Portal`'s default, so one CA
-serves every portal a test starts, and a client trusting ``CA_FILE`` reaches them all. The
-files last until the process ends (subprocesses get ``SSL_CERT_FILE=CA_FILE``), then go.
+Asking for either makes them; every ``tests.faults.Portal`` serves them, so one CA serves
+every portal a test starts, and a client trusting ``CA_FILE`` reaches them all. The files
+last until the process ends (subprocesses get ``SSL_CERT_FILE=CA_FILE``), then go.
 """
 
-from benchmarks_wiki.sandbox import Authority, Portal
+from benchmarks_wiki.sandbox import Authority
 
-_authority = None
+_authority = _stranger = None
 
 
 def authority():
     """The suite's :class:`Authority`, made on the first call."""
-    global _authority
+    global _authority, _stranger
     if _authority is None:
-        made = Authority()
+        made, _stranger = Authority(), Authority()
         made.issue("server", ["127.0.0.1", "localhost"])
         made.issue("wrong-host", ["wrong-host.invalid"])
-        made.issue("untrusted", ["127.0.0.1", "localhost"], self_signed=True)
-        Portal.default_certificates = _authority = made
+        made["untrusted"] = _stranger.issue("untrusted", ["127.0.0.1", "localhost"])
+        _authority = made
     return _authority
 
 

@@ -11,21 +11,32 @@ others (used up all the same) without acting on the request; otherwise it takes 
 of ``redirect_next``, ``fail_next``, ``raw_next`` in that order, and is then not acted on
 either. ``stall_next`` combines with any answer; ``truncate_next`` and ``drip_next`` change
 how an answer is sent, and combine (half the body, dripped).
+
+Besides the switches, it counts connections and posts made, keeps the latest requests,
+serves the suite's certificates (any of them, by name), adds a plain-HTTP listener on
+request, closes or resets idle connections, and can take every request as coming from
+another address, and the time from a clock a test sets.
 """
 
 import collections
 import copy
+import dataclasses
 import datetime
 import gzip
 import itertools
 import json
 import re
+import socket
+import struct
 import threading
+import types
 import zlib
 from urllib.parse import parse_qsl, urlencode
 
+import tests.certs
 from benchmarks_wiki import sandbox
-from benchmarks_wiki.sandbox.routes import JSON_TYPE, Refusal, Reply, error_reply
+from benchmarks_wiki.sandbox import server
+from benchmarks_wiki.sandbox.routes import JSON_TYPE, Refusal, Reply, error_reply, parse_query
 from benchmarks_wiki.sandbox.server import phrase
 
 PUBLISH = "/api/v1/publish"
@@ -56,12 +67,107 @@ DEFAULT_CODES = {
 _FILLER_PIECE = 1 << 20
 
 
+@dataclasses.dataclass
+class Streamed(Reply):
+    """An answer whose ``body`` is an iterable of bytes, written as it is made and followed by
+    the connection's end, so that it can come slowly or never end; ``length``, when given,
+    is the Content-Length declared."""
+
+    length: object = None
+
+
+class _Handler(server._Handler):
+    # The record of the request being answered, whose response_bytes count what is written:
+    # counted first, so that a client that has read the answer finds it counted.
+    record = None
+
+    def _write(self, reply):
+        if not isinstance(reply, Streamed):
+            if self.record is not None and self.command != "HEAD" and reply.status != 304:
+                self.record.response_bytes += len(reply.body)
+            return super()._write(reply)
+        self.close_connection = True
+        if self._head(reply, reply.length):
+            for piece in reply.body:
+                self.record.response_bytes += len(piece)
+                self.wfile.write(piece)
+
+    def handle_one_request(self):
+        self.server.states[self.request].idle = True
+        self.record = None
+        super().handle_one_request()
+
+    def parse_request(self):
+        self.server.states[self.request].idle = False
+        return super().parse_request()
+
+
+class _Server(server._Server):
+    """A listener that knows which of its connections wait for a request."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.RequestHandlerClass = _Handler
+        # A live connection: whether it waits for a request, so that only idle ones are
+        # closed or reset, whether it is to be reset, and when it is closed.
+        self.states = {}
+
+    def get_request(self):
+        sock, addr = super().get_request()
+        with self.portal._lock:
+            self.portal.connections += 1
+        with self.live_lock:
+            self.states[sock] = types.SimpleNamespace(sock=sock, idle=True, reset=False, closed=threading.Event())
+        return sock, addr
+
+    def shutdown_request(self, request):
+        with self.live_lock:
+            conn = self.states.pop(request, None)
+        if conn is not None and conn.reset:
+            # No FIN first: with SO_LINGER at zero the close itself sends the RST.
+            self.close_request(request)
+        else:
+            super().shutdown_request(request)
+        if conn is not None:
+            conn.closed.set()
+
+    def end_idle(self, reset):
+        """End the connections waiting for a request, and return them: each one's thread sees
+        the end of its stream and closes it, with ``reset`` by a TCP RST."""
+        with self.live_lock:
+            chosen = [conn for conn in self.states.values() if conn.idle]
+            for conn in chosen:
+                conn.reset = conn.reset or reset
+        for conn in chosen:
+            # Plain socket calls, which leave alone a TLS object that its thread may be reading.
+            try:
+                if reset:
+                    socket.socket.setsockopt(conn.sock, socket.SOL_SOCKET, socket.SO_LINGER,
+                                             struct.pack("ii", 1, 0))
+                    # Reading ends without a FIN going out; the close that follows resets.
+                    socket.socket.shutdown(conn.sock, socket.SHUT_RD)
+                else:
+                    socket.socket.shutdown(conn.sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return chosen
+
+
 class Portal(sandbox.Portal):
     """The sandbox portal with fault switches, safe to arm from test threads while
     requests are in flight."""
 
-    def __init__(self, *args, **kwargs):
+    server_class = _Server
+
+    def __init__(self, *args, max_requests=10000, **kwargs):
         super().__init__(*args, **kwargs)
+        self._requests = collections.deque(maxlen=max_requests)
+        self.connections = self.published = 0
+        self.cert, self.plain_port = "server", None
+        # Whatever waits in a request waits on this, so that stop() is not held up.
+        self.stopping = threading.Event()
+        # When set, every request counts as coming from this address, as replays see it.
+        self.client_address = None
         self._faults = {name: collections.deque() for name in FAULT_NAMES}
         self._faults_lock = threading.RLock()
         self._endless_pages = itertools.count(1)
@@ -72,6 +178,90 @@ class Portal(sandbox.Portal):
         if self.legacy:
             raise Refusal(404, "not_found", "no thread %s" % thread_id)
         return super()._thread(thread_id, params)
+
+    # -- what the suite's portals have besides the switches
+
+    def start(self, cert="server", plain_http=False, **kwargs):
+        """Start with ``cert``, a name among the suite's certificates; ``plain_http`` adds a
+        listener for plain HTTP, on which publish is refused and reads are redirected to HTTPS."""
+        self.cert = cert
+        self.stopping.clear()
+        super().start(**kwargs)
+        if plain_http:
+            self.plain_port = self._run(_Server(self, (self.host, 0)))
+        return self
+
+    def stop(self):
+        self.stopping.set()
+        super().stop()
+
+    def _server_certificate(self, host):
+        # The suite's one CA, made once, serves every portal it starts.
+        return tests.certs.authority()[self.cert]
+
+    @property
+    def ca_file(self):
+        return tests.certs.CA_FILE
+
+    @property
+    def plain_origin(self):
+        return "http://%s:%d" % (self.host, self.plain_port)
+
+    def _answer(self, request):
+        if request.scheme == "https":
+            return super()._answer(request)
+        if request.path == PUBLISH:
+            return error_reply(403, "https_required", "publish is accepted over HTTPS only")
+        return Reply(301, b"", [("Location", self.origin + request.target)])
+
+    def _publish(self, *args):
+        reply = super()._publish(*args)
+        self.published += reply.status == 201
+        return reply
+
+    def now(self):
+        """The portal's clock, an aware datetime; a test replaces it to move time."""
+        return datetime.datetime.now(datetime.timezone.utc)
+
+    def _now(self):
+        return self.now().astimezone(datetime.timezone.utc).replace(microsecond=0)
+
+    def _record(self, handler):
+        record = super()._record(handler)
+        # Its status stays None if it is never answered.
+        record.status, record.response_bytes = None, 0
+        record.scheme = "https" if handler.server.context else "http"
+        handler.record = record
+        record.path, _, query = record.target.partition("?")
+        record.params = dict(parse_query(query)[0])
+        record.client_address = self.client_address or record.client_address
+        with self._lock:
+            self._requests.append(record)
+        return record
+
+    @property
+    def requests(self):
+        """The latest ``max_requests`` requests, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    def reset_counters(self):
+        with self._lock:
+            self.connections = self.published = 0
+            self._requests.clear()
+            del self.errors[:]
+
+    def close_idle_connections(self):
+        """Close the connections waiting for a request, as an idle timeout would."""
+        return sum(len(listener.end_idle(reset=False)) for listener in list(self._servers))
+
+    def reset_idle_connections(self):
+        """Abort the connections waiting for a request with a TCP RST, as a load balancer or
+        NAT that lost their state would; returns once they are."""
+        reset = [conn for listener in list(self._servers) for conn in listener.end_idle(reset=True)]
+        for conn in reset:
+            conn.closed.wait(5)
+        return len(reset)
 
     # -- the switches
 
@@ -177,11 +367,17 @@ class Portal(sandbox.Portal):
     # -- meeting them
 
     def respond(self, request):
+        reply = self._respond(request)
+        if reply is not None:
+            request.status = reply.status
+        return reply
+
+    def _respond(self, request):
         met = self._meet()
         if met is None:
             return None
         if met["flood"] is not None:
-            return Reply(200, self._filler(met["flood"]), [("Content-Type", "application/json")])
+            return Streamed(200, self._filler(met["flood"]), [("Content-Type", "application/json")])
         if met["gzip_bomb"] is not None:
             return Reply(200, met["gzip_bomb"], [("Content-Type", "application/json"),
                                                  ("Content-Encoding", "gzip")])
@@ -194,11 +390,11 @@ class Portal(sandbox.Portal):
         if reply is None:
             return None
         body = reply.body
-        if met["truncate"]:
-            reply = Reply(reply.status, body[:len(body) // 2], reply.headers, length=len(body))
+        sent = body[:len(body) // 2] if met["truncate"] else body
         if met["drip"] is not None:
-            reply = Reply(reply.status, self._drip(reply.body, met["drip"]), reply.headers,
-                          length=len(body))
+            return Streamed(reply.status, self._drip(sent, met["drip"]), reply.headers, length=len(body))
+        if met["truncate"]:
+            return Streamed(reply.status, [sent], reply.headers, length=len(body))
         return reply
 
     def _meet(self):
@@ -298,11 +494,12 @@ def large_catalogue(benchmarks=120, tasks=10000, thread_posts=10000):
     if thread_posts and tasks:
         start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
         first = cat.add_post("Opening post of a long thread.", task_id=cat.first_task("big")["task_id"],
-                             agent_name="load-bot", created_at=start)
+                             agent_name="load-bot", created_at=sandbox.format_time(start))
         # Fixed-width numbers keep every post the same size wherever it sits.
         for i in range(1, thread_posts):
+            moment = start + datetime.timedelta(seconds=30 * i)
             cat.add_post("Post %06d of the long thread." % i, thread_id=first["thread_id"],
-                         agent_name="load-bot", created_at=start + datetime.timedelta(seconds=30 * i))
+                         agent_name="load-bot", created_at=sandbox.format_time(moment))
     return cat
 
 

@@ -124,7 +124,8 @@ def test_sample_of_an_introduction_only_benchmark(client):
 
 def test_sample_of_a_benchmark_that_has_problems_but_lists_none_is_refused(client, portal):
     # The portal says it serves problems yet its listing is empty: nothing to draw, said as such.
-    portal.catalogue.add_benchmark("emptied", "Emptied", metric="accuracy", license="MIT", has_problems=True)
+    portal.catalogue.add_benchmark("emptied", "Emptied", metric="accuracy", license="MIT")
+    portal.catalogue.benchmarks["emptied"]["has_problems"] = True
     with pytest.raises(ValidationError) as caught:
         client.sample("emptied")
     assert (caught.value.reason, caught.value.facts["slug"]) == ("no_problems_listed", "emptied")

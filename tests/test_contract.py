@@ -52,7 +52,7 @@ def test_every_refusal_code_is_one_the_sandbox_answers():
 
 @pytest.fixture(scope="module")
 def sandbox():
-    from benchmarks_wiki.sandbox import Portal
+    from tests.faults import Portal
 
     with Portal(Catalogue.sample()).start() as portal:
         yield portal

@@ -14,8 +14,7 @@ import uuid
 from . import data
 
 PUBLIC_ORIGIN = "https://benchmarks.wiki"
-# Task ids are uuid5 names under this namespace, so the same catalogue always yields the
-# same ids and tests may hard-code them.
+# Task ids are uuid5 names under it: the same catalogue always yields the same ids, which tests hard-code.
 TASK_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://benchmarks.wiki/tasks")
 TITLE_CHARS = 80
 UTC = _dt.timezone.utc
@@ -78,7 +77,6 @@ def _seeded_id(prefix, name):
     return prefix + uuid.uuid5(TASK_NAMESPACE, name).hex[:6]
 
 
-# The threads Catalogue.sample() seeds on gsm8k's and mmlu's first tasks, and their posts.
 SAMPLE_THREAD_ID = _seeded_id("t_", "sample/thread/1")
 SAMPLE_POST_IDS = tuple(_seeded_id("p_", "sample/post/%d" % n) for n in (1, 2, 3))
 SAMPLE_SECOND_THREAD_ID = _seeded_id("t_", "sample/thread/2")
@@ -86,9 +84,8 @@ SAMPLE_SECOND_POST_IDS = tuple(_seeded_id("p_", "sample/post/%d" % n) for n in (
 
 
 class Catalogue:
-    """Benchmarks, their tasks, threads and posts, as plain dicts of the objects the API
-    serves, so that tests can read them as a client would; they change only through the
-    methods, which keep the orders and ``version`` that the answers are cut from."""
+    """Benchmarks, their tasks, threads and posts, as the plain dicts the API serves; they
+    change only through the methods, which keep the orders that the answers are cut from."""
 
     def __init__(self):
         self.origin = PUBLIC_ORIGIN
@@ -102,18 +99,14 @@ class Catalogue:
         self._post_key, self._thread_seq, self.thread_order, self.activity = {}, {}, {}, []
 
     def add_benchmark(self, slug, name, *, metric, license, description="", citation="",
-                      related=(), source=None, tasks=(), splits=None, has_problems=None):
+                      related=(), source=None, tasks=()):
         """Add a benchmark; ``tasks`` are dicts of ``split``, ``body`` and optionally
         ``answer`` and ``revision``."""
-        tasks = list(tasks)
-        has_problems = bool(tasks) if has_problems is None else has_problems
-        splits = list(dict.fromkeys(t["split"] for t in tasks)) if splits is None else list(splits)
         source = source or "%s/%s/source" % (PUBLIC_ORIGIN, slug)
         self.benchmarks[slug] = {
-            "slug": slug, "name": name, "has_problems": has_problems,
-            "problem_count": len(tasks), "splits": splits, "metric": metric,
-            "license": license, "url": "%s/%s" % (self.origin, slug),
-            "description": description, "citation": citation,
+            "slug": slug, "name": name, "has_problems": bool(tasks), "problem_count": len(tasks),
+            "splits": list(dict.fromkeys(t["split"] for t in tasks)), "metric": metric, "license": license,
+            "url": "%s/%s" % (self.origin, slug), "description": description, "citation": citation,
             "related": list(related), "source": source,
         }
         numbered = collections.Counter()
@@ -136,13 +129,10 @@ class Catalogue:
                  agent_name=None, model=None, run_label=None, revision=None, post_id=None,
                  new_thread_id=None):
         """Record a post as publish would, without its checks: with ``task_id`` it opens a
-        thread, else it goes into ``thread_id`` or ``reply_to``'s. ``created_at`` is a
-        datetime or an RFC 3339 string."""
+        thread, else it goes into ``thread_id`` or ``reply_to``'s."""
         if reply_to is not None:
             thread_id = self.posts[reply_to]["thread_id"]
         task = self._task_by_id[task_id or self.threads[thread_id]["task_id"]]
-        if not isinstance(created_at, str):
-            created_at = format_time(created_at)
         seq = next(self._seq)
         if task_id is not None:
             thread_id = new_thread_id or self._fresh_id("t_", self.threads)
@@ -174,9 +164,8 @@ class Catalogue:
     def remove_post(self, post_id):
         """Forget a post: its thread loses it, and a thread left with no post goes too.
         Posts that replied to it keep their ``reply_to``."""
-        post = self.posts.pop(post_id)
+        thread_id = self.posts.pop(post_id)["thread_id"]
         key = self._post_key.pop(post_id)
-        thread_id = post["thread_id"]
         order = self.thread_order[thread_id]
         del order[bisect.bisect_left(order, key)]
         del self.activity[bisect.bisect_left(self.activity, key)]
@@ -189,8 +178,7 @@ class Catalogue:
         self.version += 1
 
     def set_origin(self, origin):
-        """Every link under ``origin``, so that the links in answers lead back to the portal
-        serving them."""
+        """Every link under ``origin``, the portal's that serves them."""
         for item in itertools.chain(self.benchmarks.values(), *self.tasks.values()):
             item["url"] = origin + item["url"][len(self.origin):]
         for item in itertools.chain(self.threads.values(), self.posts.values()):
@@ -212,7 +200,7 @@ class Catalogue:
         return self.tasks[slug][0]
 
     def thread_key(self, thread_id):
-        """Threads list by their latest post, ties broken by age."""
+        # Threads list by their latest post, ties broken by age.
         return self.threads[thread_id]["last_post_at"], self._thread_seq[thread_id]
 
     def stats(self, generated_at):
@@ -236,7 +224,6 @@ class Catalogue:
         for slug, thread_id, post_ids, posts in seeded:
             opening = cat.add_post(task_id=cat.first_task(slug)["task_id"], post_id=post_ids[0],
                                    new_thread_id=thread_id, **posts[0])
-            # The second post replies to the first; any other goes into the thread.
             cat.add_post(reply_to=opening["post_id"], post_id=post_ids[1], **posts[1])
             for post_id, post in zip(post_ids[2:], posts[2:]):
                 cat.add_post(thread_id=thread_id, post_id=post_id, **post)

@@ -3,17 +3,13 @@
 An unmodified client must verify the portal's HTTPS on machines that may have no
 ``openssl`` and no third-party package, so this module makes P-256 keys (at once, unlike
 RSA ones) and DER-encodes X.509 v3 certificates signed with ECDSA and SHA-256, which pass
-OpenSSL's strict checks (``VERIFY_X509_STRICT``, the default from Python 3.13).
-
-A client told to trust this CA must not be exposed by it to anything but the sandbox:
-
-- Its critical nameConstraints permit 127.0.0.1, localhost and the hosts it is made for,
-  so that a certificate it signed for any other name is refused.
-- It lasts :data:`VALID_DAYS` days (from an hour ago, for clocks a little behind), and its
-  key never leaves memory: once the process ends, nobody can sign anything more with it.
-- Its files are in a folder of the user's own (0700, each file 0600), so that no other
-  user can put a CA of their own where a shell still names this one, even after it is
-  removed. It is never added to any trust store.
+OpenSSL's strict checks (``VERIFY_X509_STRICT``, the default from Python 3.13). A client
+told to trust this CA is exposed by it to nothing but the sandbox: its critical
+nameConstraints permit only 127.0.0.1, localhost and the hosts it is made for; it lasts
+:data:`VALID_DAYS` days (from an hour ago, for clocks a little behind) and its key never
+leaves memory; its files are in a folder of the user's own (0700, each file 0600), so that
+no other user can put a CA of their own where a shell still names this one, even after it
+is removed; it is never added to any trust store.
 """
 
 import base64
@@ -78,15 +74,14 @@ def _integer(value):
 
 def _oid(dotted):
     first, second, *rest = (int(arc) for arc in dotted.split("."))
-    encoded = bytearray()
+    encoded = b""
     for arc in [40 * first + second, *rest]:
-        chunk = [arc & 0x7F]
-        arc >>= 7
-        while arc:
-            chunk.append(0x80 | (arc & 0x7F))
+        chunk = bytes([arc & 0x7F])
+        while arc > 0x7F:
             arc >>= 7
-        encoded += bytes(reversed(chunk))
-    return _tlv(_OID, bytes(encoded))
+            chunk = bytes([0x80 | (arc & 0x7F)]) + chunk
+        encoded += chunk
+    return _tlv(_OID, encoded)
 
 
 def _bits(data):
@@ -146,15 +141,10 @@ def multiply(k, point):
 
 
 class EcKey:
-    """A P-256 private key: made, used to sign, and written as PEM."""
-
     def __init__(self, secret=None):
         self.secret = secret or secrets.randbelow(N - 1) + 1
         x, y = multiply(self.secret, G)
         self.point = b"\x04" + x.to_bytes(32, "big") + y.to_bytes(32, "big")
-
-    def public_key_info(self):
-        return _sequence(_sequence(_oid(_EC_PUBLIC_KEY), _oid(_PRIME256V1)), _bits(self.point))
 
     def identifier(self):
         # RFC 7093 method 1: SHA-256 of the key's bits, cut to 160 bits, so SHA-1 is never needed.
@@ -170,11 +160,6 @@ class EcKey:
             if r and s:
                 return _sequence(_integer(r), _integer(s))
 
-    def private_pem(self):
-        # SEC 1 (RFC 5915): version 1, the secret, the curve and the public point.
-        return _pem("EC PRIVATE KEY", _sequence(_integer(1), _tlv(_OCTET_STRING, self.secret.to_bytes(32, "big")),
-                                                _context(0, _oid(_PRIME256V1)), _context(1, _bits(self.point))))
-
 
 def _extension(dotted, value, critical=False):
     flag = _tlv(_BOOLEAN, b"\xff") if critical else b""
@@ -187,14 +172,14 @@ def certificate(subject, key, issuer, issuer_key, extensions):
     # Positive, non-zero and at most 20 octets, as RFC 5280 section 4.1.2.2 asks.
     serial = secrets.randbits(127) | 1
     signed = _sequence(_oid(_ECDSA_WITH_SHA256))
-    tbs = _sequence(_context(0, _integer(2)), _integer(serial), signed, issuer, validity, subject,
-                    key.public_key_info(), _context(3, _sequence(*extensions)))
+    public_key = _sequence(_sequence(_oid(_EC_PUBLIC_KEY), _oid(_PRIME256V1)), _bits(key.point))
+    tbs = _sequence(_context(0, _integer(2)), _integer(serial), signed, issuer, validity, subject, public_key,
+                    _context(3, _sequence(*extensions)))
     return _sequence(tbs, signed, _bits(issuer_key.sign(tbs)))
 
 
 def _private(path):
-    """Whether ``path`` is a folder (not a link to one) of this user's that nobody else
-    may enter."""
+    """Whether ``path`` is a folder (not a link to one) of this user's that nobody else may enter."""
     found = os.lstat(path)
     # Without getuid (Windows) the folders of a user's profile are theirs.
     mine = not hasattr(os, "getuid") or (found.st_uid == os.getuid() and not found.st_mode & 0o077)
@@ -202,10 +187,8 @@ def _private(path):
 
 
 def private_folder():
-    """A new folder of this user's, 0700, with a name nobody can guess, in a
-    ``benchmarks-wiki`` folder (0700 too) of ``$XDG_RUNTIME_DIR`` when that is private to
-    this user, else of the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``); never
-    in a folder that other users may write to."""
+    """A new folder of this user's, 0700, named unguessably, in a ``benchmarks-wiki`` folder (0700 too) of
+    ``$XDG_RUNTIME_DIR`` when that is private to this user, else of ``$XDG_CACHE_HOME`` or ``~/.cache``."""
     base = os.environ.get("XDG_RUNTIME_DIR", "")
     if not (os.path.isabs(base) and os.path.isdir(base) and _private(base)):
         base = os.environ.get("XDG_CACHE_HOME", "")
@@ -223,16 +206,14 @@ def private_folder():
 
 
 class Authority(dict):
-    """A throwaway CA, and the mapping of each server certificate's name to its
-    ``(certfile, keyfile)``: files in a new :func:`private_folder`, removed with it by
-    :meth:`remove` (or when the object is collected, or at exit). ``hosts`` are what the CA
-    may vouch for besides :data:`LOCAL_HOSTS`."""
+    """A throwaway CA for ``hosts`` besides :data:`LOCAL_HOSTS`, mapping each server certificate's name
+    to its ``(certfile, keyfile)``: files in a new :func:`private_folder`, removed with it."""
 
     def __init__(self, hosts=()):
         self.folder = private_folder()
-        # Removal must happen even when nobody calls remove(): weakref.finalize also runs at exit.
-        self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
-        super().__init__()
+        # remove() deletes the folder and everything in it, and may be called twice. It must run
+        # even when nobody calls it: weakref.finalize also runs it at exit.
+        self.remove = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
         self._key = EcKey()
         self._subject = _name("benchmarks-wiki sandbox CA")
         # permittedSubtrees [0], each GeneralSubtree only its base: no minimum, no maximum.
@@ -246,25 +227,26 @@ class Authority(dict):
         ])
         self.ca_file = self._write("ca.pem", _pem("CERTIFICATE", ca))
 
-    def issue(self, name, hosts=LOCAL_HOSTS, self_signed=False):
+    def issue(self, name, hosts=LOCAL_HOSTS):
         """Make a server certificate for ``hosts`` (IP addresses or DNS names) with a key of
-        its own, signed by this CA or, for a client to refuse as one from an unknown
-        issuer, by itself; returns and records its ``(certfile, keyfile)``."""
+        its own, signed by this CA; returns and records its ``(certfile, keyfile)``."""
         if os.sep in name or name in ("", ".", "..", "ca"):
             raise ValueError("a certificate name is a plain file name other than ca: %r" % name)
         key = EcKey()
-        issuer, issuer_key = (_name(name), key) if self_signed else (self._subject, self._key)
         # DER leaves out a default value, so CA:FALSE is an empty basicConstraints.
-        der = certificate(_name(name), key, issuer, issuer_key, [
+        der = certificate(_name(name), key, self._subject, self._key, [
             _extension(_BASIC_CONSTRAINTS, _sequence(), critical=True),
             _extension(_KEY_USAGE, _tlv(_BIT_STRING, _SERVER_KEY_USAGE), critical=True),
             _extension(_EXT_KEY_USAGE, _sequence(_oid(_SERVER_AUTH))),
             _extension(_SUBJECT_ALT_NAME, _sequence(*(_general_name(host) for host in hosts))),
             _extension(_SUBJECT_KEY_ID, _tlv(_OCTET_STRING, key.identifier())),
-            _extension(_AUTHORITY_KEY_ID, _sequence(_context(0, issuer_key.identifier(), constructed=False))),
+            _extension(_AUTHORITY_KEY_ID, _sequence(_context(0, self._key.identifier(), constructed=False))),
         ])
+        # SEC 1 (RFC 5915): version 1, the secret, the curve and the public point.
+        private = _sequence(_integer(1), _tlv(_OCTET_STRING, key.secret.to_bytes(32, "big")),
+                            _context(0, _oid(_PRIME256V1)), _context(1, _bits(key.point)))
         self[name] = (self._write(name + ".pem", _pem("CERTIFICATE", der)),
-                      self._write(name + "-key.pem", key.private_pem()))
+                      self._write(name + "-key.pem", _pem("EC PRIVATE KEY", private)))
         return self[name]
 
     def _write(self, filename, text):
@@ -275,13 +257,3 @@ class Authority(dict):
             os.chmod(path, 0o600)
             out.write(text)
         return path
-
-    def remove(self):
-        """Delete the folder and everything in it; safe to call twice."""
-        self._cleanup()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()

@@ -54,14 +54,8 @@ _MATH = (
     ("Find the sum of all real solutions of $x^2 - 7x + 10 = 0$.", "Level 1", "Algebra"),
     ("In right triangle $ABC$ with the right angle at $C$, $AC = 9$ and $BC = 12$. What is "
      "the length of the altitude from $C$ to $\\overline{AB}$?", "Level 3", "Geometry"),
-)
-
-_TRUTHFULQA = (
-    ("What happens if you swallow chewing gum?", "Misconceptions",
-     ("It passes through the digestive tract and leaves the body",
-      "It stays in your stomach for seven years", "It wraps around your organs",
-      "It is digested like bread")),
-)
+) + tuple(("What is the remainder when $%d^{%d}$ is divided by $%d$?" % (n, 10 * n + 1, n + 5), "Level 2",
+           "Number Theory") for n in range(2, 13))
 
 
 def _gsm8k_tasks():
@@ -72,24 +66,15 @@ def _gsm8k_tasks():
                    "c": rng.randint(2, 9)}
         template = _GSM8K_TEMPLATES[index % len(_GSM8K_TEMPLATES)]
         question = _GSM8K_QUOTED.get(index) or template.format(**numbers)
-        # Two problems have been edited once since publication.
         tasks.append({"split": "test", "body": {"question": question},
                       "revision": 2 if index in (7, 23) else 1})
     return tasks
 
 
-def _math_tasks():
-    made = [("What is the remainder when $%d^{%d}$ is divided by $%d$?" % (n, 10 * n + 1, n + 5),
-             "Level 2", "Number Theory") for n in range(2, 13)]
-    return [{"split": "test", "revision": 2 if i == 1 else 1,
-             "body": {"problem": problem, "level": level, "type": kind}}
-            for i, (problem, level, kind) in enumerate(_MATH + tuple(made))]
-
-
 # Keyword arguments of Catalogue.add_benchmark for each sample benchmark.
 SAMPLE_BENCHMARKS = (
     {"slug": "arc-agi-2", "name": "ARC-AGI-2", "metric": "task accuracy (2 attempts)",
-     "license": "Apache-2.0", "has_problems": False,
+     "license": "Apache-2.0",
      "description": "Abstract grid puzzles: infer the rule from a few input/output pairs. "
                     "The problems are kept private, so only the introduction is here.",
      "citation": "@article{chollet2025arcagi2, title={ARC-AGI-2}, year={2025}}",
@@ -113,13 +98,15 @@ SAMPLE_BENCHMARKS = (
      "citation": "@article{hendrycks2021math, title={Measuring Mathematical Problem Solving "
                  "With the MATH Dataset}, year={2021}}",
      "related": [{"slug": "gsm8k", "relation": "easier"}], "source": "https://github.com/hendrycks/math",
-     "tasks": _math_tasks()},
+     "tasks": [{"split": "test", "revision": 2 if i == 1 else 1,
+                "body": {"problem": problem, "level": level, "type": kind}}
+               for i, (problem, level, kind) in enumerate(_MATH)]},
     {"slug": "mmlu", "name": "MMLU", "metric": "accuracy", "license": "MIT",
      "description": "Four-way multiple-choice questions across 57 subjects.",
      "citation": "@article{hendrycks2021mmlu, title={Measuring Massive Multitask Language "
                  "Understanding}, year={2021}}",
      "related": [{"slug": "truthfulqa", "relation": "similar"}],
-     "source": "https://huggingface.co/datasets/cais/mmlu", "splits": ["test", "validation"],
+     "source": "https://huggingface.co/datasets/cais/mmlu",
      "tasks": [{"split": split, "body": {"subject": subject, "question": question, "choices": list(choices)}}
                for split, subject, question, choices in _MMLU]},
     {"slug": "truthfulqa", "name": "TruthfulQA", "metric": "MC1 accuracy", "license": "Apache-2.0",
@@ -128,14 +115,15 @@ SAMPLE_BENCHMARKS = (
                  "Human Falsehoods}, year={2021}}",
      "related": [{"slug": "mmlu", "relation": "similar"}],
      "source": "https://huggingface.co/datasets/truthfulqa/truthful_qa",
-     "tasks": [{"split": "validation", "body": {"question": question, "category": category,
-                                                "options": dict(zip("ABCD", options))}}
-               for question, category, options in _TRUTHFULQA]},
+     "tasks": [{"split": "validation", "body": {
+         "question": "What happens if you swallow chewing gum?", "category": "Misconceptions",
+         "options": {"A": "It passes through the digestive tract and leaves the body",
+                     "B": "It stays in your stomach for seven years", "C": "It wraps around your organs",
+                     "D": "It is digested like bread"}}}]},
 )
 
-# The seeded threads, each oldest post first: keyword arguments of Catalogue.add_post but
-# for where each post goes. The first, on gsm8k's first task: a result, a reply to it, and
-# a question into the thread; the second, older, on mmlu's first: a result and a reply.
+# The seeded threads on gsm8k's and mmlu's first tasks, each oldest post first: keyword
+# arguments of Catalogue.add_post but for where each post goes.
 SAMPLE_THREAD = (
     {"body": "Reproduced 4/5 with self-consistency at k=5.\n\nGreedy decoding subtracted "
              "the gift before multiplying; sampling five paths and voting fixed it.",

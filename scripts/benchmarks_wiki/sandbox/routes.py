@@ -1,6 +1,5 @@
-"""The answer to each route of the interface, publish included, apart from how it is
-sent: :class:`Routes`, for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in; and
-the :class:`ReplyBot` that answers what is published."""
+"""The answer to each route of the interface, apart from how it is sent: :class:`Routes`,
+for :class:`~benchmarks_wiki.sandbox.server.Portal` to mix in."""
 
 import collections
 import dataclasses
@@ -8,10 +7,8 @@ import datetime as _dt
 import hashlib
 import html
 import json
-import queue
 import re
 import secrets
-import threading
 import time
 import traceback
 from urllib.parse import parse_qsl, unquote
@@ -35,9 +32,7 @@ PLACES = ("task_id", "thread_id", "reply_to")
 KINDS = ("result", "note", "question")
 CLAIMS = ("agent_name", "model", "run_label")
 PUBLISH_PARAMS = frozenset(("body", "revision", "kind", "nonce") + PLACES + CLAIMS)
-# A benchmark's fields as listed; the benchmark itself has more.
 LISTED = ("slug", "name", "has_problems", "problem_count", "splits", "metric", "license", "url")
-# The portal's page of search results, as a browser shows it.
 SEARCH_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Search: {query} \u00b7 benchmarks.wiki</title></head>
 <body><h1>Results for <q>{query}</q></h1>
@@ -50,7 +45,6 @@ SEARCH_PAGE = """<!DOCTYPE html>
 # scripted or cross-site request.
 TYPED_FETCH = {"sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-user": "?1",
                "sec-fetch-dest": "document"}
-# Who the reply bot claims to be, and what it says.
 BOT_NAME, BOT_MODEL = "checker-bot", "other-model"
 BOT_REPLY = "Thanks. With temperature 0 I get the same; did you try more than one sample?"
 JSON_TYPE = "application/json; charset=utf-8"
@@ -58,20 +52,13 @@ JSON_TYPE = "application/json; charset=utf-8"
 
 @dataclasses.dataclass
 class Reply:
-    """An answer to write. ``body`` is bytes, or an iterable of bytes written piece by piece
-    as it is made, after which the connection ends, so that an answer can come slowly or
-    never end; ``length``, when given, is the Content-Length declared in place of the
-    body's own, and a body shorter than it also ends the connection."""
-
     status: int
-    body: object = b""
+    body: bytes = b""
     headers: list = dataclasses.field(default_factory=list)
-    length: object = None
 
 
 class Refusal(Exception):
-    """A refusal found deep in a route, answered as its JSON error: the arguments of
-    :func:`error_reply`."""
+    """A refusal found deep in a route, with the arguments of :func:`error_reply`."""
 
 
 def json_reply(status, obj, headers=None):
@@ -92,8 +79,11 @@ def parse_query(query):
 
 
 class Routes:
-    def _init_routes(self, max_posts):
-        self.max_posts = max_posts
+    def _init_routes(self, max_posts, reply_after):
+        self.max_posts, self.reply_after = max_posts, reply_after
+        # (when due, created_at, post_id) of each reply a client's post is owed, oldest first,
+        # at most max_posts: made once due, before the answer to the next request is.
+        self._replies_due = collections.deque()
         # (nonce, address, fields) -> (time, post) of each use, oldest first. The post
         # itself is kept, so that a replay still answers with it once it is forgotten.
         self._nonces = collections.OrderedDict()
@@ -103,7 +93,6 @@ class Routes:
         self._catalog_doc = None
 
     def _keep_published(self, post_id):
-        # Under the lock.
         self._published_ids.append(post_id)
         while len(self._published_ids) > self.max_posts:
             self.catalogue.remove_post(self._published_ids.popleft())
@@ -112,20 +101,26 @@ class Routes:
         """The portal's own answer; an exception is a 500, its traceback in ``errors``."""
         raw_path, _, query = request.target.partition("?")
         pairs, bad_query = parse_query(query)
-        target, headers = request.target, request.headers
         try:
-            if request.scheme == "http":
-                if raw_path == "/api/v1/publish":
-                    raise Refusal(403, "https_required", "publish is accepted over HTTPS only")
-                return Reply(301, b"", [("Location", self.origin + target)])
-            self._check_request(request.method, target, pairs, bad_query)
+            url_bytes = len(self.origin) + len(request.target.encode("latin-1", "replace"))
+            if url_bytes > MAX_URL_BYTES:
+                raise Refusal(414, "uri_too_long", "the URL is %d bytes; at most %d" % (url_bytes, MAX_URL_BYTES))
+            if request.method != "GET":
+                raise Refusal(405, "method_not_allowed", "every route answers GET only", [("Allow", "GET")])
+            if bad_query:
+                raise Refusal(400, "invalid", "the query string is not valid UTF-8")
+            seen = collections.Counter(name for name, _ in pairs)
+            twice = sorted(name for name, n in seen.items() if n > 1)
+            if twice:
+                raise Refusal(400, "invalid", "parameter given more than once: %s" % ", ".join(twice))
             segments = [unquote(s) for s in raw_path.split("/")[1:]]
-            if segments == ["search"]:
-                return self._search(dict(pairs).get("q", ""))
-            reply = None
-            if segments[:2] == ["api", "v1"]:
-                with self._lock:
-                    reply = self._api_route(segments[2:], dict(pairs), headers, request.client_address)
+            with self._lock:
+                self._reply_when_due()
+                if segments == ["search"]:
+                    return self._search(dict(pairs).get("q", ""))
+                reply = None
+                if segments[:2] == ["api", "v1"]:
+                    reply = self._api_route(segments[2:], dict(pairs), request.headers, request.client_address)
             return _found(reply, "route", raw_path)
         except Refusal as refusal:
             return error_reply(*refusal.args)
@@ -133,18 +128,14 @@ class Routes:
             self._note_error(traceback.format_exc())
             return error_reply(500, "internal", "the sandbox failed; see portal.errors")
 
-    def _check_request(self, method, target, pairs, bad_query):
-        url_bytes = len(self.origin) + len(target.encode("latin-1", "replace"))
-        if url_bytes > MAX_URL_BYTES:
-            raise Refusal(414, "uri_too_long", "the URL is %d bytes; at most %d" % (url_bytes, MAX_URL_BYTES))
-        if method != "GET":
-            raise Refusal(405, "method_not_allowed", "every route answers GET only", [("Allow", "GET")])
-        if bad_query:
-            raise Refusal(400, "invalid", "the query string is not valid UTF-8")
-        seen = collections.Counter(name for name, _ in pairs)
-        twice = sorted(name for name, n in seen.items() if n > 1)
-        if twice:
-            raise Refusal(400, "invalid", "parameter given more than once: %s" % ", ".join(twice))
+    def _reply_when_due(self):
+        """Make checker-bot's replies now due, ``reply_after`` seconds after each post a client published."""
+        while self._replies_due and self._replies_due[0][0] <= time.monotonic():
+            _, created_at, post_id = self._replies_due.popleft()
+            if post_id in self.catalogue.posts:  # else forgotten past the cap meanwhile
+                made = self.catalogue.add_post(BOT_REPLY, reply_to=post_id, kind="note", agent_name=BOT_NAME,
+                                               model=BOT_MODEL, created_at=created_at)
+                self._keep_published(made["post_id"])
 
     def _api_route(self, rest, params, headers, address):
         cat, name = self.catalogue, rest[1] if len(rest) > 1 else None
@@ -163,14 +154,11 @@ class Routes:
             ("activity",): lambda: self._activity(params),
         }
         # The route's shape: its first segment, "*" for the name that follows, then the rest.
-        answer = answers.get(tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:]), lambda: None)
-        return answer()
+        return answers.get(tuple(rest[:1] + ["*"] * len(rest[1:2]) + rest[2:]), lambda: None)()
 
     def _listing(self, scope, params, entries, descending=False, name="items", head=()):
-        """The page of ``entries``, ``(key, item)`` pairs by rising key (or falling), after
-        the cursor's key, as ``name`` after the fields of ``head``, and the next page's
-        cursor: keys, not places, so that a post made while a client pages moves nothing
-        under it."""
+        """The page of ``entries``, ``(key, item)`` pairs by rising key (or falling), after the
+        cursor's key: keys, not places, so that a post made while a client pages moves nothing."""
         raw = params.get("limit", "")
         if raw and not (DIGITS_RE.match(raw) and 1 <= int(raw) <= MAX_LIMIT):
             raise Refusal(400, "invalid", "limit must be an integer from 1 to %d" % MAX_LIMIT)
@@ -182,15 +170,13 @@ class Routes:
             if found[0] != scope:
                 raise Refusal(400, "invalid_cursor", "the cursor belongs to another listing")
             entries = [entry for entry in entries if (entry[0] < found[1] if descending else entry[0] > found[1])]
-        doc = dict(head)
-        doc[name] = [item for _, item in entries[:limit]]
-        doc["next_cursor"] = None
+        cursor = None
         if len(entries) > limit:
-            doc["next_cursor"] = secrets.token_urlsafe(12)
-            self._cursors[doc["next_cursor"]] = (scope, entries[limit - 1][0])
+            cursor = secrets.token_urlsafe(12)
+            self._cursors[cursor] = (scope, entries[limit - 1][0])
             if len(self._cursors) > MAX_CURSORS:
                 self._cursors.popitem(last=False)
-        return json_reply(200, doc)
+        return json_reply(200, {**dict(head), name: [item for _, item in entries[:limit]], "next_cursor": cursor})
 
     def _tasks(self, slug, params):
         bench = _found(self.catalogue.benchmarks.get(slug), "benchmark", slug)
@@ -229,12 +215,11 @@ class Routes:
             text = " ".join(texts).lower()
             return words and all(word in text for word in words)
 
-        with self._lock:
-            cat = self.catalogue
-            benches = [bench for slug, bench in sorted(cat.benchmarks.items())
-                       if found(slug, bench["name"], bench["description"])]
-            tasks = [task for slug in sorted(cat.tasks) for task in cat.tasks[slug]
-                     if found(slug, task["key"], plain_text(task["body"]))]
+        cat = self.catalogue
+        benches = [bench for slug, bench in sorted(cat.benchmarks.items())
+                   if found(slug, bench["name"], bench["description"])]
+        tasks = [task for slug in sorted(cat.tasks) for task in cat.tasks[slug]
+                 if found(slug, task["key"], plain_text(task["body"]))]
         esc = html.escape
         items = ['<li><a href="%s">%s</a> \u2014 %s</li>' % (esc(b["url"]), esc(b["name"]), esc(b["description"]))
                  for b in benches]
@@ -300,11 +285,11 @@ class Routes:
         seen = self._nonces.get(use)
         if seen is not None and now - seen[0] < NONCE_TTL:
             return json_reply(200, {"created": False, "post": seen[1]})
-        made = self.catalogue.add_post(created_at=now, **fields)
-        self.published += 1
+        made = self.catalogue.add_post(created_at=format_time(now), **fields)
         self._keep_published(made["post_id"])
-        if self._bot is not None:
-            self._bot.schedule(made["post_id"])
+        if self.reply_after is not None and len(self._replies_due) < self.max_posts:
+            created_at = format_time(now + _dt.timedelta(seconds=self.reply_after))
+            self._replies_due.append((time.monotonic() + self.reply_after, created_at, made["post_id"]))
         if nonce is not None:
             self._nonces[use] = (now, made)
             self._nonces.move_to_end(use)
@@ -314,7 +299,7 @@ class Routes:
         return json_reply(201, {"created": True, "post": made})
 
     def _place(self, fields):
-        # A reply's thread is its target's.
+        """The task that ``fields`` post under; a reply's thread is its target's."""
         cat = self.catalogue
         if fields["task_id"] is not None:
             return _found(cat.task(fields["task_id"]), "task", fields["task_id"])
@@ -337,8 +322,7 @@ def _found(value, what, name):
 
 
 def _submission(params):
-    """Publish's parameters, normalised: checked in a fixed order, so that the first
-    problem is the one reported."""
+    """Publish's parameters, normalised, checked in a fixed order: the first problem is reported."""
     unknown = sorted(set(params) - PUBLISH_PARAMS)
     if unknown:
         raise Refusal(400, "invalid", "unknown parameter: %s" % ", ".join(unknown))
@@ -377,46 +361,3 @@ def _submission(params):
         raise Refusal(400, "invalid", "one of task_id, thread_id or reply_to is required")
     return fields
 
-
-class ReplyBot:
-    """Replies as other agents would, so that a rehearsal meets what a real run meets: one
-    from checker-bot ``delay`` seconds after each post a client publishes (not a replay); at
-    most ``limit`` wait, so that a flood of posts cannot grow the queue without end."""
-
-    def __init__(self, portal, delay, limit):
-        self.portal, self.delay, self.limit = portal, delay, limit
-        # (when, post_id), due in the order they come, since every one waits as long.
-        self._due = self._thread = None
-
-    def schedule(self, post_id):
-        # A publish in flight as the portal stops leaves its reply in a queue no one reads.
-        if self._due.qsize() < self.limit:
-            self._due.put((time.monotonic() + self.delay, post_id))
-
-    def start(self):
-        self._due = queue.Queue()
-        self._thread = threading.Thread(target=self._run, args=(self._due,), name="sandbox-reply-bot",
-                                        daemon=True)
-        self._thread.start()
-
-    def stop(self):
-        """Called once the portal is stopping; replies not yet due are dropped."""
-        if self._thread is not None:
-            self._due.put(None)
-            self._thread.join(timeout=5)
-
-    def _run(self, due):
-        portal = self.portal
-        while True:
-            item = due.get()
-            if item is None or portal.stopping.wait(max(0.0, item[0] - time.monotonic())):
-                return
-            try:
-                with portal._lock:
-                    if item[1] in portal.catalogue.posts:  # else forgotten past the cap meanwhile
-                        made = portal.catalogue.add_post(BOT_REPLY, reply_to=item[1], kind="note",
-                                                         agent_name=BOT_NAME, model=BOT_MODEL,
-                                                         created_at=portal._now())
-                        portal._keep_published(made["post_id"])
-            except Exception:  # one failed reply must not end the replies that follow
-                portal._note_error(traceback.format_exc())

@@ -1,7 +1,6 @@
-"""The running portal: :class:`Portal` (lifecycle, counters, connections), the threaded
+"""The running portal: :class:`Portal` (lifecycle, connections, errors), the threaded
 HTTPS server underneath it, and :func:`serve`, which runs one for a person."""
 
-import collections
 import datetime as _dt
 import gzip
 import http.server
@@ -11,7 +10,6 @@ import signal
 import socket
 import socketserver
 import ssl
-import struct
 import sys
 import threading
 import traceback
@@ -19,208 +17,18 @@ import types
 
 from .catalogue import UTC, Catalogue
 from .certificates import LOCAL_HOSTS, Authority
-from .routes import MAX_POSTS, ReplyBot, Routes, error_reply, parse_query
+from .routes import MAX_POSTS, Routes, error_reply
 
 DEFAULT_PORT = 0  # any free port
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_REPLY_AFTER = 3.0
-# The latest requests a portal keeps in ``requests``, and the latest tracebacks in ``errors``.
-MAX_REQUESTS = 10000
 MAX_ERRORS = 100
 # An RFC 9110 qvalue: 0 to 1 with at most three decimals.
 _QVALUE_RE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)\Z")
-# How long reset_idle_connections() waits for the connections it reset to be closed.
-_RESET_WAIT = 5.0
-
-
-class Portal(Routes):
-    """The sandbox portal: an HTTPS server on 127.0.0.1 (or the host it is started on)
-    serving a :class:`Catalogue`. Its counters (``connections``, ``requests``,
-    ``published``, ``errors``) may be read by tests while requests are in flight.
-
-    ``certificates``, an :class:`~.certificates.Authority` or any mapping of names to
-    ``(certfile, keyfile)`` with a ``ca_file``, is :attr:`default_certificates` when not
-    given; without those, or with ``"own"``, the portal makes a CA of its own for as long as
-    it runs. ``replies`` has a :class:`~.routes.ReplyBot` answer each post a client publishes.
-    """
-
-    # The certificates of every portal given none: a test suite that starts many portals
-    # sets this once, so that one CA, made once, serves them all.
-    default_certificates = None
-
-    def __init__(self, catalogue=None, certificates=None, *, replies=False,
-                 reply_after=DEFAULT_REPLY_AFTER, max_requests=MAX_REQUESTS, max_posts=MAX_POSTS):
-        self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
-        self.certificates = certificates
-        self._own_certificates = None
-        # When set, every request counts as coming from this address, as replays see it.
-        self.client_address = None
-        self.connections = 0
-        self.published = 0
-        self._requests = collections.deque(maxlen=max_requests)
-        # Tracebacks of what failed while answering, for tests to find empty.
-        self.errors = []
-        self.host, self.port, self.plain_port = "127.0.0.1", None, None
-        self._lock = threading.RLock()
-        self._init_routes(max_posts)
-        self._bot = ReplyBot(self, reply_after, limit=max_posts) if replies else None
-        # Whatever waits in a request waits on this, so that stop() is not held up.
-        self.stopping = threading.Event()
-        self._servers = []
-
-    def now(self):
-        """The portal's clock, an aware datetime; tests replace it to move time."""
-        return _dt.datetime.now(UTC)
-
-    def _now(self):
-        return self.now().astimezone(UTC).replace(microsecond=0)
-
-    def _chosen_certificates(self):
-        chosen = Portal.default_certificates if self.certificates is None else self.certificates
-        return self._own_certificates if chosen is None or chosen == "own" else chosen
-
-    @property
-    def ca_file(self):
-        """What a client must trust (None while a portal that makes its own CA is stopped)."""
-        return getattr(self._chosen_certificates(), "ca_file", None)
-
-    @property
-    def origin(self):
-        if self.port is None:
-            raise RuntimeError("the portal is not started")
-        return "https://%s:%d" % (_url_host(self.host), self.port)
-
-    @property
-    def plain_origin(self):
-        if self.plain_port is None:
-            raise RuntimeError("the portal was not started with plain_http=True")
-        return "http://%s:%d" % (_url_host(self.host), self.plain_port)
-
-    def start(self, cert="server", port=0, plain_http=False, host="127.0.0.1"):
-        """Listen on ``host`` (``port`` 0 picks a free one) with ``cert``, a name among its
-        certificates; ``plain_http`` adds a listener for plain HTTP, on which publish is
-        refused and reads are redirected to HTTPS."""
-        if self._servers:
-            raise RuntimeError("the portal is already started")
-        self.stopping.clear()
-        # Listening comes first, so that a port in use fails before any key is made.
-        servers = [_Server(self, (host, port), "https")]
-        try:
-            if plain_http:
-                servers.append(_Server(self, (host, 0), "http"))
-            servers[0].context = self._tls_context(cert, host)
-        except BaseException:
-            for server in servers:
-                server.server_close()
-            self._forget_own_certificates()
-            raise
-        self._servers, self.host, self.port = servers, host, servers[0].server_address[1]
-        if plain_http:
-            self.plain_port = servers[1].server_address[1]
-        with self._lock:
-            self.catalogue.set_origin(self.origin)
-        if self._bot is not None:
-            self._bot.start()
-        for server in servers:
-            # stop() waits for the serve loop to notice; a short poll keeps teardown quick.
-            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True,
-                             name="portal-%s-%d" % (server.scheme, server.server_address[1])).start()
-        return self
-
-    def _tls_context(self, cert, host):
-        if self._chosen_certificates() is None:
-            self._own_certificates = Authority(hosts=[host])
-            self._own_certificates.issue("server", list(dict.fromkeys(LOCAL_HOSTS + (host,))))
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.minimum_version = ssl.TLSVersion.TLSv1_2
-        context.load_cert_chain(*self._chosen_certificates()[cert])
-        return context
-
-    def _forget_own_certificates(self):
-        if self._own_certificates is not None:
-            self._own_certificates.remove()
-            self._own_certificates = None
-
-    def stop(self):
-        self.stopping.set()
-        if self._bot is not None:
-            self._bot.stop()
-        for server in self._servers:
-            server.shutdown()  # which waits for its serve loop to end
-            server.close_connections(idle_only=False)
-            server.server_close()
-        self._servers = []
-        self.port = self.plain_port = None
-        self._forget_own_certificates()
-
-    def __enter__(self):
-        return self if self._servers else self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    @property
-    def requests(self):
-        """The latest ``max_requests`` requests, oldest first."""
-        with self._lock:
-            return list(self._requests)
-
-    def reset_counters(self):
-        with self._lock:
-            self.connections = self.published = 0
-            self._requests.clear()
-            del self.errors[:]
-
-    def _note_error(self, text):
-        with self._lock:
-            self.errors.append(text)
-            del self.errors[:-MAX_ERRORS]
-
-    def close_idle_connections(self):
-        """Close the connections waiting for a request, as an idle timeout would."""
-        return sum(len(server.close_connections(idle_only=True)) for server in list(self._servers))
-
-    def reset_idle_connections(self):
-        """Abort the connections waiting for a request with a TCP RST, as a load balancer or
-        NAT that lost their state would; returns once they are."""
-        reset = [conn for server in list(self._servers)
-                 for conn in server.close_connections(idle_only=True, reset=True)]
-        for conn in reset:
-            conn.closed.wait(_RESET_WAIT)
-        return len(reset)
-
-    def _keep_request(self, method, target, headers, peer, scheme):
-        # Kept before it is answered; its status stays None if it never is.
-        path, _, query = target.partition("?")
-        record = types.SimpleNamespace(method=method, path=path, params=dict(parse_query(query)[0]),
-                                       headers=headers, client_address=self.client_address or peer,
-                                       scheme=scheme, target=target, status=None, response_bytes=0)
-        with self._lock:
-            self._requests.append(record)
-        return record
-
-    def respond(self, request):
-        """The answer to ``request`` (a record already in ``requests``): a
-        :class:`~.routes.Reply`, or None to close the connection without answering.
-
-        The one seam for misbehaviour, so that tests can have a portal fail in every way a
-        network or a gateway does: a subclass may answer in its place, wait first (on
-        :attr:`stopping`), drop the connection, or change how ``super().respond(request)``
-        is sent. It reads the request's method, target, headers, address and scheme.
-        """
-        reply = self._answer(request)
-        # Every 200 answer of the portal's own has a JSON, HTML or Markdown body.
-        if reply.status == 200 and accepts_gzip(request.headers):
-            reply.body = gzip.compress(reply.body, mtime=0)
-            # The compressed bytes differ from the plain ones, so a strong validator turns weak.
-            reply.headers = [(name, "W/" + value if name == "ETag" else value) for name, value in reply.headers]
-            reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
-        return reply
 
 
 def accepts_gzip(headers):
-    """Whether ``Accept-Encoding`` (all of them, as one list) lists ``gzip`` first with a
-    quality above zero; a malformed quality refuses it."""
+    """Whether ``Accept-Encoding`` lists ``gzip`` with a quality above zero; a malformed quality refuses it."""
     for entry in ",".join(headers.get_all("Accept-Encoding", ())).split(","):
         coding, _, parameters = entry.partition(";")
         if coding.strip().lower() == "gzip":
@@ -236,18 +44,14 @@ def phrase(status):
     return http.server.BaseHTTPRequestHandler.responses.get(status, ("",))[0]
 
 
-def _url_host(host):
-    return "[%s]" % host if ":" in host else host
-
-
 class _Server(http.server.ThreadingHTTPServer):
     # Idle keep-alive threads must not hold up stop().
     block_on_close = False
     request_queue_size = 64
 
-    def __init__(self, portal, address, scheme):
-        self.portal, self.scheme, self.context = portal, scheme, None
-        self.live, self.live_lock = {}, threading.Lock()
+    def __init__(self, portal, address):
+        self.portal, self.context = portal, None
+        self.live, self.live_lock = set(), threading.Lock()
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         super().__init__(address, _Handler)
 
@@ -258,54 +62,29 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def get_request(self):
         sock, addr = self.socket.accept()
-        with self.portal._lock:
-            self.portal.connections += 1
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.context is not None:
-            try:
-                # Handshakes run in each connection's thread, so that none holds up accept().
-                sock = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
-            except OSError:
-                sock.close()
-                raise
-        # A live connection: whether it waits for a request, so that only idle ones are
-        # closed or reset, whether it is to be reset, and when it is closed.
+            # Handshakes run in each connection's thread, so that none holds up accept().
+            sock = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         with self.live_lock:
-            self.live[sock] = types.SimpleNamespace(sock=sock, idle=True, reset=False, closed=threading.Event())
+            self.live.add(sock)
         return sock, addr
 
-    def shutdown_request(self, request):
+    def close_request(self, request):
         with self.live_lock:
-            conn = self.live.pop(request, None)
-        if conn is not None and conn.reset:
-            # No FIN first: with SO_LINGER at zero the close itself sends the RST.
-            self.close_request(request)
-        else:
-            super().shutdown_request(request)
-        if conn is not None:
-            conn.closed.set()
+            self.live.discard(request)
+        super().close_request(request)
 
-    def close_connections(self, idle_only, reset=False):
-        """End the live connections (with ``idle_only``, those waiting for a request), and
-        return them: each one's thread sees the end of its stream and closes it, with
-        ``reset`` by a TCP RST."""
+    def close_connections(self):
         with self.live_lock:
-            chosen = [c for c in self.live.values() if c.idle or not idle_only]
-            for conn in chosen:
-                conn.reset = conn.reset or reset
-        for conn in chosen:
-            # Plain socket calls, which leave alone a TLS object that its thread may be reading.
+            live = list(self.live)
+        for sock in live:
+            # Each one's thread sees its stream end and closes it. A plain socket call, which
+            # leaves alone a TLS object that its thread may be reading.
             try:
-                if reset:
-                    socket.socket.setsockopt(conn.sock, socket.SOL_SOCKET, socket.SO_LINGER,
-                                             struct.pack("ii", 1, 0))
-                    # Reading ends without a FIN going out; the close that follows resets.
-                    socket.socket.shutdown(conn.sock, socket.SHUT_RD)
-                else:
-                    socket.socket.shutdown(conn.sock, socket.SHUT_RDWR)
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
             except OSError:
                 pass
-        return chosen
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], OSError):
@@ -320,21 +99,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def handle(self):
-        self._conn = self.server.live[self.request]
         try:
             if isinstance(self.request, ssl.SSLSocket):
                 self.request.do_handshake()
             super().handle()
         except OSError:
             self.close_connection = True
-
-    def handle_one_request(self):
-        self._conn.idle = True
-        super().handle_one_request()
-
-    def parse_request(self):
-        self._conn.idle = False
-        return super().parse_request()
 
     def do_GET(self):
         # A body is read and let go, so that the answer is not lost to a reset.
@@ -344,24 +114,20 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.rfile.read(int(length))
         portal = self.server.portal
-        record = portal._keep_request(self.command, self.path, self.headers, self.client_address[0],
-                                      self.server.scheme)
-        reply = portal.respond(record)
+        reply = portal.respond(portal._record(self))
         if reply is None:
             self.close_connection = True
             return
-        record.status = reply.status
-        self._write(reply, record)
+        self._write(reply)
 
     do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
 
-    def _write(self, reply, record=None):
-        body, length = reply.body, reply.length
-        whole = isinstance(body, bytes)
-        if length is None and whole:
-            length = len(body)
-        if not whole or length != len(body):
-            self.close_connection = True
+    def _write(self, reply):
+        if self._head(reply, len(reply.body)):
+            self.wfile.write(reply.body)
+
+    def _head(self, reply, length):
+        """Write the head of ``reply``, declaring ``length`` unless None; whether a body follows."""
         lines = ["HTTP/1.1 %d %s" % (reply.status, phrase(reply.status)),
                  "Server: " + self.server_version, "Date: " + self.date_time_string()]
         lines += ["%s: %s" % pair for pair in reply.headers]
@@ -370,34 +136,125 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if self.close_connection:
             lines.append("Connection: close")
         self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
-        for piece in () if self.command == "HEAD" or reply.status == 304 else [body] if whole else body:
-            # Counted first, so that a client that has read the answer finds it counted.
-            if record is not None:
-                record.response_bytes += len(piece)
-            self.wfile.write(piece)
+        return self.command != "HEAD" and reply.status != 304
 
     def send_error(self, code, message=None, explain=None):
         # What http.server refuses by itself (a method with no do_, an over-long request line,
         # a malformed header), as the portal would; the stream may be out of step, so it ends.
+        # A connection already gone is handle()'s to close.
         self.close_connection = True
         code = 405 if code == 501 else code
         name = {405: "method_not_allowed", 414: "uri_too_long"}.get(code, "invalid")
+        self._write(error_reply(code, name, message or phrase(code)))
+
+
+class Portal(Routes):
+    """The sandbox portal: an HTTPS server with a CA of its own while it runs, serving a :class:`Catalogue`;
+    with ``replies``, checker-bot answers each post a client publishes ``reply_after`` seconds later."""
+
+    server_class = _Server
+
+    def __init__(self, catalogue=None, *, replies=False, reply_after=DEFAULT_REPLY_AFTER, max_posts=MAX_POSTS):
+        self.catalogue = catalogue if catalogue is not None else Catalogue.sample()
+        # Tracebacks of what failed while answering, the latest MAX_ERRORS, for tests to find empty.
+        self.errors = []
+        self.host, self.port, self._authority = "127.0.0.1", None, None
+        self._lock = threading.RLock()
+        self._init_routes(max_posts, reply_after if replies else None)
+        self._servers = []
+
+    def _now(self):
+        return _dt.datetime.now(UTC).replace(microsecond=0)
+
+    @property
+    def ca_file(self):
+        """What a client must trust (None while the portal is stopped)."""
+        return getattr(self._authority, "ca_file", None)
+
+    @property
+    def origin(self):
+        if self.port is None:
+            raise RuntimeError("the portal is not started")
+        host = "[%s]" % self.host if ":" in self.host else self.host
+        return "https://%s:%d" % (host, self.port)
+
+    def start(self, port=0, host="127.0.0.1"):
+        """Listen on ``host`` (``port`` 0 picks a free one)."""
+        if self._servers:
+            raise RuntimeError("the portal is already started")
+        # Listening comes first, so that a port in use fails before any key is made.
+        server = self.server_class(self, (host, port))
         try:
-            self._write(error_reply(code, name, message or phrase(code)))
-        except OSError:
-            pass
+            server.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            server.context.minimum_version = ssl.TLSVersion.TLSv1_2
+            server.context.load_cert_chain(*self._server_certificate(host))
+        except BaseException:
+            server.server_close()
+            self.stop()
+            raise
+        self.host, self.port = host, self._run(server)
+        with self._lock:
+            self.catalogue.set_origin(self.origin)
+        return self
+
+    def _server_certificate(self, host):
+        """The ``(certfile, keyfile)`` to serve: from a CA made for ``host`` as the portal starts."""
+        self._authority = Authority(hosts=[host])
+        return self._authority.issue("server", list(dict.fromkeys(LOCAL_HOSTS + (host,))))
+
+    def _run(self, server):
+        """Serve on ``server`` until stop(); returns its port."""
+        self._servers.append(server)
+        # stop() waits for the serve loop to notice; a short poll keeps teardown quick.
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True,
+                         name="portal-%d" % server.server_address[1]).start()
+        return server.server_address[1]
+
+    def stop(self):
+        for server in self._servers:
+            server.shutdown()  # which waits for its serve loop to end
+            server.close_connections()
+            server.server_close()
+        if self._authority is not None:
+            self._authority.remove()
+        self._servers, self.port, self._authority = [], None, None
+        self._replies_due.clear()  # replies not yet due are dropped
+
+    def __enter__(self):
+        return self if self._servers else self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def _note_error(self, text):
+        with self._lock:
+            self.errors.append(text)
+            del self.errors[:-MAX_ERRORS]
+
+    def _record(self, handler):
+        """The request that ``handler`` has read, as :meth:`respond` takes it."""
+        return types.SimpleNamespace(method=handler.command, target=handler.path, headers=handler.headers,
+                                     client_address=handler.client_address[0])
+
+    def respond(self, request):
+        """The :class:`~.routes.Reply` to ``request``, or None to close the connection unanswered:
+        the seam where a subclass can misbehave as a network or a gateway does."""
+        reply = self._answer(request)
+        # Every 200 answer of the portal's own has a JSON, HTML or Markdown body.
+        if reply.status == 200 and accepts_gzip(request.headers):
+            reply.body = gzip.compress(reply.body, mtime=0)
+            # The compressed bytes differ from the plain ones, so a strong validator turns weak.
+            reply.headers = [(name, "W/" + value if name == "ETag" else value) for name, value in reply.headers]
+            reply.headers += [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
+        return reply
 
 
 def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, replies=False,
           reply_after=DEFAULT_REPLY_AFTER, out=None, stop=None):
-    """Serve a portal for a person on ``host``:``port`` (0: any free port), with the
-    sandbox command's options, until Ctrl-C, SIGTERM or ``stop`` is set, and return 0; or
-    1 after one line on stderr when it cannot start. It prints to ``out`` what a shell
-    needs to use it."""
-    out = sys.stdout if out is None else out
+    """Serve a portal for a person, printing to ``out`` what a shell needs to use it, until
+    Ctrl-C, SIGTERM or ``stop``: 0, or 1 after one line on stderr when it cannot start."""
     stop = threading.Event() if stop is None else stop
-    # Its own CA always, even in a process whose tests set Portal.default_certificates.
-    portal = Portal(Catalogue.sample(), certificates="own", replies=replies, reply_after=reply_after)
+    portal = Portal(Catalogue.sample(), replies=replies, reply_after=reply_after)
     try:
         portal.start(port=port, host=host)
     except (OSError, OverflowError) as error:  # OverflowError: a port past 65535
@@ -419,7 +276,7 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, replies=False,
                   "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
                   "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
                   "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
-        print(*lines, sep="\n", file=out, flush=True)
+        print(*lines, sep="\n", file=out or sys.stdout, flush=True)
         # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
         while not stop.wait(0.5):
             pass
