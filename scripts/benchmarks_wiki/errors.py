@@ -1,7 +1,8 @@
 """Every way a call can fail, by what happened, and the one table of what each says: the
 library's words; the command line adds its own remedies, in its own table."""
 
-from typing import NamedTuple, Optional, Type
+from collections import namedtuple
+from typing import Optional
 
 
 class BenchmarksWikiError(Exception):
@@ -148,12 +149,8 @@ class SkillError(LocalError):
     """The skill's files cannot be read, or written where they go."""
 
 
-class Message(NamedTuple):
-    """One entry of :data:`MESSAGES`: the class raised, and templates of its message and remedy."""
-
-    kind: Type[BenchmarksWikiError]
-    text: str
-    hint: Optional[str] = None
+# One entry of MESSAGES: the class raised, and templates of its message and remedy.
+Message = namedtuple("Message", "kind text hint", defaults=(None,))
 
 
 # The remedy of a publish that may have been recorded: only the same request, nonce and all,

@@ -39,8 +39,7 @@ _DRAFT_NAME = re.compile(r"\A\d{8}T\d{6}\.\d{6}Z-[0-9a-f]{8}\.json\Z")
 
 
 def located(explicit: Optional[str] = None, environ: Mapping = os.environ, windows: bool = os.name == "nt") -> tuple:
-    """The journal's folder, and what named it: ``explicit``, else $BENCHMARKS_WIKI_JOURNAL, else
-    $XDG_STATE_HOME/benchmarks-wiki, else %LOCALAPPDATA% on Windows, ~/.local/state elsewhere."""
+    """The journal's folder, and what named it: given, an environment variable's name, or the default."""
     if explicit:
         return Path(os.path.expanduser(explicit)), SETTING_GIVEN
     for name in (JOURNAL_VARIABLE, "XDG_STATE_HOME"):
@@ -77,7 +76,6 @@ class Journal:
         return journal
 
     def exposed(self) -> list:
-        """The journal's folders and secret that other users may read: each should be private."""
         paths = [self.folder, self.folder / SECRET, *(self.folder / part for part in FOLDERS)]
         return [path for path in paths if os.name != "nt" and path.exists() and path.stat().st_mode & 0o077]
 
@@ -136,7 +134,6 @@ class Journal:
         return OwnPosts(self)
 
     def published_posts(self) -> dict:
-        """Each post published from this journal, by id, with its thread."""
         records = (read_record(path) for path in (self.folder / "posts").glob("*.json"))
         return {record["post_id"]: record["thread_id"] for record in records if record.get("mine") is True
                 and is_a("post id", record.get("post_id")) and is_a("thread id", record.get("thread_id"))}
@@ -190,7 +187,6 @@ class Journal:
                 other.move_to_sent()
 
     def where(self, name: str) -> Optional[Path]:
-        """Where the draft of this file name is: waiting, sent, or nowhere (None)."""
         return next((path for path in (self.folder / WAITING / name, self.folder / SENT / name) if path.exists()), None)
 
     def pending(self) -> list:
@@ -210,7 +206,6 @@ class Journal:
                 yield draft
 
     def waiting_for(self, place: tuple) -> Optional["Draft"]:
-        """The draft waiting to go to ``place`` (a destination: label and id), if any."""
         return next((draft for draft in self.pending() if draft.post.destination == place), None)
 
     def discard(self, path: Union[str, os.PathLike]) -> "Draft":
@@ -344,7 +339,6 @@ class Draft:
         return Outcome(published, EARLIER, sent=False, earlier_at=at if isinstance(at, str) else None)
 
     def refusal(self) -> Optional[str]:
-        """What the portal said when it refused this draft for good, or None."""
         path = self._beside(REFUSAL)
         if not path.exists():
             return None
