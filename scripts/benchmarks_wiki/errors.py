@@ -19,17 +19,14 @@ class BenchmarksWikiError(Exception):
         # Whether the request that failed was a publish: only a write can leave a post behind.
         self.write = write
         self.attempts = attempts
+        # For a publish: whether the post may have been recorded although this was raised.
+        self.outcome_unknown = write and self._may_have_posted
         if self.outcome_unknown:
             wait = facts.get("wait")
             self.hint = RESEND.format(when=f"after {wait:g} s, " if wait else "")
         else:
             self.hint = entry.hint.format(**facts) if entry.hint else None
         super().__init__(str(self))
-
-    @property
-    def outcome_unknown(self) -> bool:
-        """For a publish: whether the post may have been recorded although this was raised."""
-        return self.write and self._may_have_posted
 
     def summary(self) -> str:
         return self.message + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")

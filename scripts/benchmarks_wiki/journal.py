@@ -129,9 +129,9 @@ class Journal:
         record = read_record(self.folder / "posts" / _file_name(post_id))
         return record if record.get("post_id") == post_id else {}
 
-    def own_posts(self) -> "OwnPosts":
-        """This journal's posts, to ask ``post_id in own``: each asking reads one file."""
-        return OwnPosts(self)
+    def __contains__(self, post_id) -> bool:
+        """Whether this journal published the post of this id: each asking reads one file."""
+        return self._post_record(post_id).get("mine") is True
 
     def published_posts(self) -> dict:
         records = (read_record(path) for path in (self.folder / "posts").glob("*.json"))
@@ -258,16 +258,6 @@ class Journal:
                 return
             path = folder / name
             yield _draw_entry(path) if folder == draws else _draft_entry(path, path in waiting)
-
-
-class OwnPosts:
-    """The posts a journal published, as a container of post ids."""
-
-    def __init__(self, journal: Journal):
-        self._journal = journal
-
-    def __contains__(self, post_id) -> bool:
-        return self._journal._post_record(post_id).get("mine") is True
 
 
 @dataclass(frozen=True)
