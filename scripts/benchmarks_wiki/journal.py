@@ -42,15 +42,12 @@ def located(explicit: Optional[str] = None, environ: Mapping = os.environ, windo
     """The journal's folder, and what named it: given, an environment variable's name, or the default."""
     if explicit:
         return Path(os.path.expanduser(explicit)), SETTING_GIVEN
-    for name in (JOURNAL_VARIABLE, "XDG_STATE_HOME"):
+    for name in (JOURNAL_VARIABLE, "XDG_STATE_HOME", *(("LOCALAPPDATA",) if windows else ())):
         if environ.get(name):
             folder = Path(os.path.expanduser(environ[name]))
             return (folder if name == JOURNAL_VARIABLE else folder / NAME), name
-    if windows:
-        local = environ.get("LOCALAPPDATA")
-        folder = Path(local) if local else Path(os.path.expanduser("~")) / "AppData" / "Local"
-        return folder / NAME, "LOCALAPPDATA" if local else SETTING_DEFAULT
-    return Path(os.path.expanduser("~")) / ".local" / "state" / NAME, SETTING_DEFAULT
+    home = Path(os.path.expanduser("~"))
+    return (home / "AppData" / "Local" if windows else home / ".local" / "state") / NAME, SETTING_DEFAULT
 
 
 class Journal:
