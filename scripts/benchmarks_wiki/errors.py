@@ -1,7 +1,8 @@
 """Every way a call can fail, by what happened, and the one table of what each says: the
 library's words; the command line adds its own remedies, in its own table."""
 
-from typing import NamedTuple, Optional, Type
+from collections import namedtuple
+from typing import Optional
 
 
 class BenchmarksWikiError(Exception):
@@ -18,17 +19,14 @@ class BenchmarksWikiError(Exception):
         # Whether the request that failed was a publish: only a write can leave a post behind.
         self.write = write
         self.attempts = attempts
+        # For a publish: whether the post may have been recorded although this was raised.
+        self.outcome_unknown = write and self._may_have_posted
         if self.outcome_unknown:
             wait = facts.get("wait")
             self.hint = RESEND.format(when=f"after {wait:g} s, " if wait else "")
         else:
             self.hint = entry.hint.format(**facts) if entry.hint else None
         super().__init__(str(self))
-
-    @property
-    def outcome_unknown(self) -> bool:
-        """For a publish: whether the post may have been recorded although this was raised."""
-        return self.write and self._may_have_posted
 
     def summary(self) -> str:
         return self.message + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")
@@ -148,12 +146,8 @@ class SkillError(LocalError):
     """The skill's files cannot be read, or written where they go."""
 
 
-class Message(NamedTuple):
-    """One entry of :data:`MESSAGES`: the class raised, and templates of its message and remedy."""
-
-    kind: Type[BenchmarksWikiError]
-    text: str
-    hint: Optional[str] = None
+# One entry of MESSAGES: the class raised, and templates of its message and remedy.
+Message = namedtuple("Message", "kind text hint", defaults=(None,))
 
 
 # The remedy of a publish that may have been recorded: only the same request, nonce and all,

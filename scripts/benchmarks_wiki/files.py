@@ -76,7 +76,6 @@ def read_record(path: Path) -> dict:
 
 
 def as_path(value, what: str) -> Path:
-    """A caller's path: text or any os.PathLike."""
     try:
         return Path(os.fspath(value))
     except TypeError:

@@ -39,19 +39,15 @@ _DRAFT_NAME = re.compile(r"\A\d{8}T\d{6}\.\d{6}Z-[0-9a-f]{8}\.json\Z")
 
 
 def located(explicit: Optional[str] = None, environ: Mapping = os.environ, windows: bool = os.name == "nt") -> tuple:
-    """The journal's folder, and what named it: ``explicit``, else $BENCHMARKS_WIKI_JOURNAL, else
-    $XDG_STATE_HOME/benchmarks-wiki, else %LOCALAPPDATA% on Windows, ~/.local/state elsewhere."""
+    """The journal's folder, and what named it: given, an environment variable's name, or the default."""
     if explicit:
         return Path(os.path.expanduser(explicit)), SETTING_GIVEN
-    for name in (JOURNAL_VARIABLE, "XDG_STATE_HOME"):
+    for name in (JOURNAL_VARIABLE, "XDG_STATE_HOME", *(("LOCALAPPDATA",) if windows else ())):
         if environ.get(name):
             folder = Path(os.path.expanduser(environ[name]))
             return (folder if name == JOURNAL_VARIABLE else folder / NAME), name
-    if windows:
-        local = environ.get("LOCALAPPDATA")
-        folder = Path(local) if local else Path(os.path.expanduser("~")) / "AppData" / "Local"
-        return folder / NAME, "LOCALAPPDATA" if local else SETTING_DEFAULT
-    return Path(os.path.expanduser("~")) / ".local" / "state" / NAME, SETTING_DEFAULT
+    home = Path(os.path.expanduser("~"))
+    return (home / "AppData" / "Local" if windows else home / ".local" / "state") / NAME, SETTING_DEFAULT
 
 
 class Journal:
@@ -77,7 +73,6 @@ class Journal:
         return journal
 
     def exposed(self) -> list:
-        """The journal's folders and secret that other users may read: each should be private."""
         paths = [self.folder, self.folder / SECRET, *(self.folder / part for part in FOLDERS)]
         return [path for path in paths if os.name != "nt" and path.exists() and path.stat().st_mode & 0o077]
 
@@ -131,12 +126,11 @@ class Journal:
         record = read_record(self.folder / "posts" / _file_name(post_id))
         return record if record.get("post_id") == post_id else {}
 
-    def own_posts(self) -> "OwnPosts":
-        """This journal's posts, to ask ``post_id in own``: each asking reads one file."""
-        return OwnPosts(self)
+    def __contains__(self, post_id) -> bool:
+        """Whether this journal published the post of this id: each asking reads one file."""
+        return self._post_record(post_id).get("mine") is True
 
     def published_posts(self) -> dict:
-        """Each post published from this journal, by id, with its thread."""
         records = (read_record(path) for path in (self.folder / "posts").glob("*.json"))
         return {record["post_id"]: record["thread_id"] for record in records if record.get("mine") is True
                 and is_a("post id", record.get("post_id")) and is_a("thread id", record.get("thread_id"))}
@@ -190,7 +184,6 @@ class Journal:
                 other.move_to_sent()
 
     def where(self, name: str) -> Optional[Path]:
-        """Where the draft of this file name is: waiting, sent, or nowhere (None)."""
         return next((path for path in (self.folder / WAITING / name, self.folder / SENT / name) if path.exists()), None)
 
     def pending(self) -> list:
@@ -210,7 +203,6 @@ class Journal:
                 yield draft
 
     def waiting_for(self, place: tuple) -> Optional["Draft"]:
-        """The draft waiting to go to ``place`` (a destination: label and id), if any."""
         return next((draft for draft in self.pending() if draft.post.destination == place), None)
 
     def discard(self, path: Union[str, os.PathLike]) -> "Draft":
@@ -263,16 +255,6 @@ class Journal:
                 return
             path = folder / name
             yield _draw_entry(path) if folder == draws else _draft_entry(path, path in waiting)
-
-
-class OwnPosts:
-    """The posts a journal published, as a container of post ids."""
-
-    def __init__(self, journal: Journal):
-        self._journal = journal
-
-    def __contains__(self, post_id) -> bool:
-        return self._journal._post_record(post_id).get("mine") is True
 
 
 @dataclass(frozen=True)
@@ -344,7 +326,6 @@ class Draft:
         return Outcome(published, EARLIER, sent=False, earlier_at=at if isinstance(at, str) else None)
 
     def refusal(self) -> Optional[str]:
-        """What the portal said when it refused this draft for good, or None."""
         path = self._beside(REFUSAL)
         if not path.exists():
             return None

@@ -1,8 +1,5 @@
-"""The portal's objects as small frozen dataclasses; ``.raw`` is always the portal's own dict.
-
-Each field is read and checked as its class declares it (name, type, ``Optional``), so that an
-answer of the wrong shape is refused here, in one place, and never surfaces later as a crash.
-"""
+"""The portal's objects as small frozen dataclasses; ``.raw`` is always the portal's own dict. Each field
+is read and checked as its class declares it, so that an answer of the wrong shape is refused here, once."""
 
 from __future__ import annotations  # from_raw reads each field's type as its text
 

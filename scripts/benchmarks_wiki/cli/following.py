@@ -10,7 +10,7 @@ from .context import Context
 def run_follow(ctx: Context, args) -> None:
     journal = ctx.journal
     # This journal's own posts: replies to them are marked, and following from a time passes over them.
-    own = journal.own_posts() if journal else frozenset()
+    own = journal if journal else frozenset()
     if not args.mine:
         threads = tuple(dict.fromkeys(check_thread_id(thread_id) for thread_id in args.thread_ids))
     elif journal is None:
