@@ -512,7 +512,7 @@ def large_catalogue(benchmarks=120, tasks=10000, thread_posts=10000):
                           tasks=[{"split": "test", "body": {"question": q}} for q in questions])
     if thread_posts and tasks:
         start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
-        first = cat.add_post("Opening post of a long thread.", task_id=cat.first_task("big")["task_id"],
+        first = cat.add_post("Opening post of a long thread.", task_id=cat.tasks["big"][0]["task_id"],
                              agent_name="load-bot", created_at=sandbox.format_time(start))
         # Fixed-width numbers keep every post the same size wherever it sits.
         for i in range(1, thread_posts):

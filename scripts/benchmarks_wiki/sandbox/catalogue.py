@@ -197,9 +197,6 @@ class Catalogue:
     def task(self, task_id):
         return self._task_by_id.get(task_id)
 
-    def first_task(self, slug):
-        return self.tasks[slug][0]
-
     def thread_key(self, thread_id):
         # Threads list by their latest post, ties broken by age.
         return self.threads[thread_id]["last_post_at"], self._thread_seq[thread_id]
@@ -223,7 +220,7 @@ class Catalogue:
         seeded = (("gsm8k", SAMPLE_THREAD_ID, SAMPLE_POST_IDS, data.SAMPLE_THREAD),
                   ("mmlu", SAMPLE_SECOND_THREAD_ID, SAMPLE_SECOND_POST_IDS, data.SAMPLE_SECOND_THREAD))
         for slug, thread_id, post_ids, posts in seeded:
-            opening = cat.add_post(task_id=cat.first_task(slug)["task_id"], post_id=post_ids[0],
+            opening = cat.add_post(task_id=cat.tasks[slug][0]["task_id"], post_id=post_ids[0],
                                    thread_id=thread_id, **posts[0])
             cat.add_post(reply_to=opening["post_id"], post_id=post_ids[1], **posts[1])
             for post_id, post in zip(post_ids[2:], posts[2:]):

@@ -10,7 +10,6 @@ import json
 import re
 import secrets
 import time
-import traceback
 from urllib.parse import parse_qsl, unquote
 
 from .catalogue import format_time, normalise_text, parse_time, plain_text, task_markdown
@@ -125,7 +124,7 @@ class Routes:
         except Refusal as refusal:
             return error_reply(*refusal.args)
         except Exception:
-            self._note_error(traceback.format_exc())
+            self._note_error()
             return error_reply(500, "internal", "the sandbox failed; see portal.errors")
 
     def _reply_when_due(self):

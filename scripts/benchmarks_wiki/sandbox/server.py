@@ -87,7 +87,7 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], OSError):
-            self.portal._note_error(traceback.format_exc())
+            self.portal._note_error()
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -220,9 +220,9 @@ class Portal(Routes):
     def __exit__(self, *exc):
         self.stop()
 
-    def _note_error(self, text):
+    def _note_error(self):
         with self._lock:
-            self.errors.append(text)
+            self.errors.append(traceback.format_exc())
             del self.errors[:-MAX_ERRORS]
 
     def _record(self, handler):
