@@ -96,7 +96,7 @@ class Catalogue:
         self._seq = itertools.count(1)
         # Sort keys: (created_at, seq, post_id) of each post, kept in order per thread and
         # over all, so that pages are cut without sorting; a thread's seq breaks its ties.
-        self._post_key, self._thread_seq, self.thread_order, self.activity = {}, {}, {}, []
+        self._post_key, self.thread_seq, self.thread_order, self.activity = {}, {}, {}, []
 
     def add_benchmark(self, slug, name, *, metric, license, description="", citation="",
                       related=(), source=None, tasks=()):
@@ -142,7 +142,7 @@ class Catalogue:
                 "post_count": 0, "created_at": created_at, "last_post_at": created_at,
                 "public_url": "%s/t/%s" % (self.origin, thread_id),
             }
-            self._thread_seq[thread_id] = seq
+            self.thread_seq[thread_id] = seq
             self.thread_order[thread_id] = []
         post_id = post_id or self._fresh_id("p_", self.posts)
         post = {
@@ -175,7 +175,7 @@ class Catalogue:
             thread["post_count"] -= 1
             thread["last_post_at"] = max(thread["created_at"], order[-1][0])
         else:
-            del self.threads[thread_id], self.thread_order[thread_id], self._thread_seq[thread_id]
+            del self.threads[thread_id], self.thread_order[thread_id], self.thread_seq[thread_id]
         self.version += 1
 
     def set_origin(self, origin):
@@ -196,10 +196,6 @@ class Catalogue:
 
     def task(self, task_id):
         return self._task_by_id.get(task_id)
-
-    def thread_key(self, thread_id):
-        # Threads list by their latest post, ties broken by age.
-        return self.threads[thread_id]["last_post_at"], self._thread_seq[thread_id]
 
     def stats(self, generated_at):
         return {

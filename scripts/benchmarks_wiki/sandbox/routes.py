@@ -233,7 +233,8 @@ class Routes:
         cat, task_id = self.catalogue, params.get("task_id", "")
         if task_id:
             _found(cat.task(task_id), "task", task_id)
-        entries = sorted(((cat.thread_key(tid), thread) for tid, thread in cat.threads.items()
+        # Threads list by their latest post, ties broken by age.
+        entries = sorted((((thread["last_post_at"], cat.thread_seq[tid]), thread) for tid, thread in cat.threads.items()
                           if not task_id or thread["task_id"] == task_id), key=lambda e: e[0], reverse=True)
         return self._listing("threads/%s" % task_id, params, entries, descending=True)
 
