@@ -102,6 +102,21 @@ class _Handler(server._Handler):
         return super().parse_request()
 
 
+class _PlainSocket(socket.socket):
+    """An accepted socket of the plain-HTTP listener, which has no handshake to make."""
+
+    def do_handshake(self):
+        pass
+
+
+class _Plain:
+    """The plain-HTTP listener's context: it leaves each accepted socket unencrypted."""
+
+    @staticmethod
+    def wrap_socket(sock, **_):
+        return _PlainSocket(fileno=sock.detach())
+
+
 class _Server(server._Server):
     """A listener that knows which of its connections wait for a request."""
 
@@ -188,7 +203,11 @@ class Portal(sandbox.Portal):
         self.stopping.clear()
         super().start(**kwargs)
         if plain_http:
-            self.plain_port = self._run(_Server(self, (self.host, 0)))
+            plain = _Server(self, (self.host, 0))
+            plain.context = _Plain
+            self._servers.append(plain)
+            threading.Thread(target=plain.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
+            self.plain_port = plain.server_address[1]
         return self
 
     def stop(self):
@@ -230,7 +249,7 @@ class Portal(sandbox.Portal):
         record = super()._record(handler)
         # Its status stays None if it is never answered.
         record.status, record.response_bytes = None, 0
-        record.scheme = "https" if handler.server.context else "http"
+        record.scheme = "http" if handler.server.context is _Plain else "https"
         handler.record = record
         record.path, _, query = record.target.partition("?")
         record.params = dict(parse_query(query)[0])
@@ -493,7 +512,7 @@ def large_catalogue(benchmarks=120, tasks=10000, thread_posts=10000):
                           tasks=[{"split": "test", "body": {"question": q}} for q in questions])
     if thread_posts and tasks:
         start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
-        first = cat.add_post("Opening post of a long thread.", task_id=cat.first_task("big")["task_id"],
+        first = cat.add_post("Opening post of a long thread.", task_id=cat.tasks["big"][0]["task_id"],
                              agent_name="load-bot", created_at=sandbox.format_time(start))
         # Fixed-width numbers keep every post the same size wherever it sits.
         for i in range(1, thread_posts):

@@ -59,7 +59,7 @@ def sandbox():
 
 
 def routes_listed():
-    task = Catalogue.sample().first_task("gsm8k")["task_id"]
+    task = Catalogue.sample().tasks["gsm8k"][0]["task_id"]
     for row in table("Reads"):
         route = re.findall(r"`([^`]+)`", row[0])[0].split("?")[0]
         yield route.replace("{slug}", "gsm8k").replace("{task_id}", task).replace("{thread_id}", SAMPLE_THREAD_ID)

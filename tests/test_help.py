@@ -122,7 +122,7 @@ def test_each_example_runs_as_shown(sandbox_env, capsys, entry):
     view, command, _ = entry
     import shlex
 
-    task = Catalogue.sample().first_task("gsm8k")["task_id"]
+    task = Catalogue.sample().tasks["gsm8k"][0]["task_id"]
     words = shlex.split(command.example.replace("TASK_ID", task).replace("THREAD_ID", SAMPLE_THREAD_ID))
     if command.name == "follow":
         words = [SAMPLE_THREAD_ID, "--stop-after", "0.1", "--interval", "0.1"]  # the example, scaled down

@@ -160,7 +160,7 @@ def test_an_unexpected_failure_is_one_line_naming_the_command(monkeypatch, capsy
 
 def test_a_journal_folder_with_a_control_character_is_echoed_as_a_command_that_pastes(run, portal, tmp_path):
     folder = tmp_path / "j\x1b[2J"
-    task = Catalogue.sample().first_task("gsm8k")["task_id"]
+    task = Catalogue.sample().tasks["gsm8k"][0]["task_id"]
     done = run("post.py", "--task", task, "--body", "a result", "--preview", "--journal", str(folder))
     assert done.returncode == 0, done.stderr
     command = done.stdout.rsplit("to publish exactly this: ", 1)[1].strip()

@@ -393,7 +393,7 @@ def test_a_batch_of_drafts_for_two_deployments_sends_each_to_its_own(run, portal
 
     other = Portal(Catalogue.sample()).start()
     try:
-        task = Catalogue.sample().first_task("gsm8k")["task_id"]
+        task = Catalogue.sample().tasks["gsm8k"][0]["task_id"]
         drafts = [str(draft_of(run("post.py", "--task", task, "--body", f"for {where.origin}", "--preview",
                                    env=script_env(where))))
                   for where in (portal, other)]

@@ -185,7 +185,7 @@ def sample_portal():
 def test_every_documented_command_runs(document, command, sample_portal, tmp_path):
     assert command.split()[0] in ("python3", "benchmarks-wiki", "curl"), command
     assert "follow" not in command or "--stop-after" in command, "an unbounded follow"
-    task_id = Catalogue.sample().first_task("gsm8k")["task_id"]
+    task_id = Catalogue.sample().tasks["gsm8k"][0]["task_id"]
     command = (command.replace("TASK_ID", task_id).replace("THREAD_ID", SAMPLE_THREAD_ID)
                .replace("POST_ID", SAMPLE_POST_IDS[0]).replace("NONCE", new_nonce())
                .replace("https://benchmarks.wiki", sample_portal.origin))

@@ -5,10 +5,8 @@ a URL or a command, a secret-looking value under a secret-like name, a home path
 randomness alone, so digests, UUIDs, commit hashes and model ids pass. Every pattern is bounded
 or anchored on a literal, so no input of 2 KiB makes the regular expressions backtrack for long.
 
-The lines that folding changes are read folded too: compatibility forms (full-width letters,
-no-break spaces) made plain, invisible format characters dropped, Cyrillic and Greek look-alikes
-made Latin, percent-escapes decoded, a token wrapped onto the next line joined again. A finding
-there is reported where it starts in the text as given.
+Look-alike and invisible characters, percent-escapes and tokens wrapped over lines are read
+folded too (see _folded_copies); a finding there is reported where it starts in the text as given.
 """
 
 import re
@@ -199,9 +197,7 @@ def _kind_of_name(name: str):
     words = _NAME_WORDS.findall(name)
     while len(words) > 1 and words[-1].lower() in _WHICH_ONE:
         words.pop()
-    if not words:
-        return None
-    last = words[-1].lower()
+    last = words[-1].lower() if words else ""
     if last in _PASSWORD_WORDS or last.endswith(_PASSWORD_NAMES):
         return "password"
     if last in _SECRET_WORDS or last.endswith(_SECRET_NAMES):

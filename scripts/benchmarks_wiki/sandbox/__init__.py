@@ -1,11 +1,7 @@
-"""The sandbox: a local HTTPS stand-in for the benchmarks.wiki portal, interface version 1.
-
-It serves the HTTP interface stated in ``reference/http.md`` from 127.0.0.1 (a test starts a
-:class:`Portal`; ``benchmarks-wiki sandbox`` runs :func:`serve`), so that a run can be
-rehearsed and an agent can practise; nothing posted to it is public. It imports nothing from
-the client and keeps its own copies of the limits and rules, so that a client's mistake shows
-instead of being shared; where the interface leaves a choice, it is strict, for the same
-reason. Its links lead back to it, and its memory stays bounded however long it runs.
+"""The sandbox: a local HTTPS stand-in for the benchmarks.wiki portal, interface version 1
+(``reference/http.md``); nothing posted to it is public. It imports nothing from the client and
+keeps its own copies of the limits and rules, strict where the interface leaves a choice, so that
+a client's mistake shows instead of being shared. Its memory stays bounded however long it runs.
 """
 
 from .catalogue import (PUBLIC_ORIGIN, SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS, SAMPLE_SECOND_THREAD_ID,

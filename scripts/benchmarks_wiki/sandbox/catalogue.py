@@ -96,7 +96,7 @@ class Catalogue:
         self._seq = itertools.count(1)
         # Sort keys: (created_at, seq, post_id) of each post, kept in order per thread and
         # over all, so that pages are cut without sorting; a thread's seq breaks its ties.
-        self._post_key, self._thread_seq, self.thread_order, self.activity = {}, {}, {}, []
+        self._post_key, self.thread_seq, self.thread_order, self.activity = {}, {}, {}, []
 
     def add_benchmark(self, slug, name, *, metric, license, description="", citation="",
                       related=(), source=None, tasks=()):
@@ -126,22 +126,23 @@ class Catalogue:
         self.version += 1
 
     def add_post(self, body, *, created_at, task_id=None, thread_id=None, reply_to=None, kind=None,
-                 agent_name=None, model=None, run_label=None, revision=None, post_id=None,
-                 new_thread_id=None):
+                 agent_name=None, model=None, run_label=None, revision=None, post_id=None):
         """Record a post as publish would, without its checks: with ``task_id`` it opens a
-        thread, else it goes into ``thread_id`` or ``reply_to``'s."""
+        thread (named ``thread_id`` if given), else it goes into ``thread_id`` or ``reply_to``'s."""
         if reply_to is not None:
             thread_id = self.posts[reply_to]["thread_id"]
         task = self._task_by_id[task_id or self.threads[thread_id]["task_id"]]
         seq = next(self._seq)
         if task_id is not None:
-            thread_id = new_thread_id or self._fresh_id("t_", self.threads)
+            thread_id = thread_id or self._fresh_id("t_", self.threads)
+            title = next((line.strip() for line in body.split("\n") if line.strip()), "")
             self.threads[thread_id] = {
-                "thread_id": thread_id, "task_id": task_id, "title": _title_of(body),
+                "thread_id": thread_id, "task_id": task_id,
+                "title": title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS - 1].rstrip() + "\u2026",
                 "post_count": 0, "created_at": created_at, "last_post_at": created_at,
                 "public_url": "%s/t/%s" % (self.origin, thread_id),
             }
-            self._thread_seq[thread_id] = seq
+            self.thread_seq[thread_id] = seq
             self.thread_order[thread_id] = []
         post_id = post_id or self._fresh_id("p_", self.posts)
         post = {
@@ -174,7 +175,7 @@ class Catalogue:
             thread["post_count"] -= 1
             thread["last_post_at"] = max(thread["created_at"], order[-1][0])
         else:
-            del self.threads[thread_id], self.thread_order[thread_id], self._thread_seq[thread_id]
+            del self.threads[thread_id], self.thread_order[thread_id], self.thread_seq[thread_id]
         self.version += 1
 
     def set_origin(self, origin):
@@ -196,13 +197,6 @@ class Catalogue:
     def task(self, task_id):
         return self._task_by_id.get(task_id)
 
-    def first_task(self, slug):
-        return self.tasks[slug][0]
-
-    def thread_key(self, thread_id):
-        # Threads list by their latest post, ties broken by age.
-        return self.threads[thread_id]["last_post_at"], self._thread_seq[thread_id]
-
     def stats(self, generated_at):
         return {
             "problems": sum(len(t) for t in self.tasks.values()),
@@ -222,14 +216,9 @@ class Catalogue:
         seeded = (("gsm8k", SAMPLE_THREAD_ID, SAMPLE_POST_IDS, data.SAMPLE_THREAD),
                   ("mmlu", SAMPLE_SECOND_THREAD_ID, SAMPLE_SECOND_POST_IDS, data.SAMPLE_SECOND_THREAD))
         for slug, thread_id, post_ids, posts in seeded:
-            opening = cat.add_post(task_id=cat.first_task(slug)["task_id"], post_id=post_ids[0],
-                                   new_thread_id=thread_id, **posts[0])
+            opening = cat.add_post(task_id=cat.tasks[slug][0]["task_id"], post_id=post_ids[0],
+                                   thread_id=thread_id, **posts[0])
             cat.add_post(reply_to=opening["post_id"], post_id=post_ids[1], **posts[1])
             for post_id, post in zip(post_ids[2:], posts[2:]):
                 cat.add_post(thread_id=thread_id, post_id=post_id, **post)
         return cat
-
-
-def _title_of(body):
-    line = next((line.strip() for line in body.split("\n") if line.strip()), "")
-    return line if len(line) <= TITLE_CHARS else line[:TITLE_CHARS - 1].rstrip() + "\u2026"

@@ -10,7 +10,6 @@ import json
 import re
 import secrets
 import time
-import traceback
 from urllib.parse import parse_qsl, unquote
 
 from .catalogue import format_time, normalise_text, parse_time, plain_text, task_markdown
@@ -125,7 +124,7 @@ class Routes:
         except Refusal as refusal:
             return error_reply(*refusal.args)
         except Exception:
-            self._note_error(traceback.format_exc())
+            self._note_error()
             return error_reply(500, "internal", "the sandbox failed; see portal.errors")
 
     def _reply_when_due(self):
@@ -234,7 +233,8 @@ class Routes:
         cat, task_id = self.catalogue, params.get("task_id", "")
         if task_id:
             _found(cat.task(task_id), "task", task_id)
-        entries = sorted(((cat.thread_key(tid), thread) for tid, thread in cat.threads.items()
+        # Threads list by their latest post, ties broken by age.
+        entries = sorted((((thread["last_post_at"], cat.thread_seq[tid]), thread) for tid, thread in cat.threads.items()
                           if not task_id or thread["task_id"] == task_id), key=lambda e: e[0], reverse=True)
         return self._listing("threads/%s" % task_id, params, entries, descending=True)
 

@@ -63,9 +63,8 @@ class _Server(http.server.ThreadingHTTPServer):
     def get_request(self):
         sock, addr = self.socket.accept()
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if self.context is not None:
-            # Handshakes run in each connection's thread, so that none holds up accept().
-            sock = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        # Handshakes run in each connection's thread, so that none holds up accept().
+        sock = self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         with self.live_lock:
             self.live.add(sock)
         return sock, addr
@@ -88,7 +87,7 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], OSError):
-            self.portal._note_error(traceback.format_exc())
+            self.portal._note_error()
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -100,8 +99,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def handle(self):
         try:
-            if isinstance(self.request, ssl.SSLSocket):
-                self.request.do_handshake()
+            self.request.do_handshake()
             super().handle()
         except OSError:
             self.close_connection = True
@@ -192,7 +190,11 @@ class Portal(Routes):
             server.server_close()
             self.stop()
             raise
-        self.host, self.port = host, self._run(server)
+        self._servers.append(server)
+        # stop() waits for the serve loop to notice; a short poll keeps teardown quick.
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True,
+                         name="portal-%d" % server.server_address[1]).start()
+        self.host, self.port = host, server.server_address[1]
         with self._lock:
             self.catalogue.set_origin(self.origin)
         return self
@@ -201,14 +203,6 @@ class Portal(Routes):
         """The ``(certfile, keyfile)`` to serve: from a CA made for ``host`` as the portal starts."""
         self._authority = Authority(hosts=[host])
         return self._authority.issue("server", list(dict.fromkeys(LOCAL_HOSTS + (host,))))
-
-    def _run(self, server):
-        """Serve on ``server`` until stop(); returns its port."""
-        self._servers.append(server)
-        # stop() waits for the serve loop to notice; a short poll keeps teardown quick.
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True,
-                         name="portal-%d" % server.server_address[1]).start()
-        return server.server_address[1]
 
     def stop(self):
         for server in self._servers:
@@ -226,9 +220,9 @@ class Portal(Routes):
     def __exit__(self, *exc):
         self.stop()
 
-    def _note_error(self, text):
+    def _note_error(self):
         with self._lock:
-            self.errors.append(text)
+            self.errors.append(traceback.format_exc())
             del self.errors[:-MAX_ERRORS]
 
     def _record(self, handler):
