@@ -90,7 +90,7 @@ class Client:
 
     def markdown(self, task_id: str) -> str:
         path = f"/api/v1/tasks/{check_task_id(task_id)}/markdown"
-        return self._sender.get(path, accept="text/markdown").text()
+        return self._sender.get(path, headers={"Accept": "text/markdown"}).text()
 
     def sample(self, slug: Optional[str] = None, pool: int = DEFAULT_POOL,
                rng: Optional[random.Random] = None) -> Task:
@@ -137,7 +137,7 @@ class Client:
 
     def search(self, query: str) -> str:
         """The portal's own HTML result page, as it is."""
-        return self._sender.get("/search", {"q": check_text(query, "the query")}, accept="text/html").text()
+        return self._sender.get("/search", {"q": check_text(query, "the query")}, {"Accept": "text/html"}).text()
 
     def search_results(self, query: str) -> list:
         """The search page's results, each a :class:`SearchResult`: title, link and snippet."""

@@ -85,7 +85,6 @@ class Request:
     path: str
     params: tuple = ()
     write: bool = False
-    accept: str = JSON
     headers: tuple = field(default=(), compare=False)
 
     @property
@@ -98,7 +97,6 @@ class Request:
         return dict(self.params)
 
     def as_record(self) -> dict:
-        """The request as plain JSON values, to keep in a file and send later, unchanged."""
         return {"origin": self.origin, "path": self.path, "params": [list(pair) for pair in self.params],
                 "write": self.write}
 
@@ -368,16 +366,15 @@ class Sender:
                 raise fail("refused_header", name=name)
             self._headers[name] = value
 
-    def get(self, path: str, params: Optional[Mapping] = None, *, accept: str = JSON,
-            headers: Optional[Mapping] = None) -> Response:
-        return self.exchange(request_to(str(self.origin), path, params, accept=accept), headers)
+    def get(self, path: str, params: Optional[Mapping] = None, headers: Optional[Mapping] = None) -> Response:
+        return self.exchange(request_to(str(self.origin), path, params), headers)
 
     def exchange(self, request: Request, headers: Optional[Mapping] = None) -> Response:
         """Send ``request``; a write is never redirected: that would resend its nonce elsewhere."""
         if request.write:
             _require_https(request)
         compressed = {} if request.write else READ_HEADERS
-        sent = replace(request, headers=tuple({**self._headers, "Accept": request.accept, **compressed,
+        sent = replace(request, headers=tuple({**self._headers, "Accept": JSON, **compressed,
                                                **(headers or {})}.items()))
         for _ in range(MAX_REDIRECTS + 1):
             response = self._send_with_retries(sent)
@@ -633,12 +630,11 @@ def proxy_for(target: Origin) -> Optional[Origin]:
     return Origin("http", parts.hostname, port or 80)
 
 
-def request_to(origin: str, path: str, params: Optional[Mapping] = None, *, write: bool = False,
-               accept: str = JSON) -> Request:
+def request_to(origin: str, path: str, params: Optional[Mapping] = None, *, write: bool = False) -> Request:
     """A request, refused here if it could never be sent; a write's proxy setting is checked before it is kept."""
     target = parse_origin(origin)
     pairs = tuple((name, str(value)) for name, value in (params or {}).items() if value is not None)
-    built = Request(str(target), path, pairs, write, accept)
+    built = Request(str(target), path, pairs, write)
     size = len(built.url.encode("utf-8"))
     if size > MAX_URL_BYTES:
         raise fail("url_too_large", size=size, limit=MAX_URL_BYTES)
