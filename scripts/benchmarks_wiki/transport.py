@@ -210,22 +210,14 @@ class RetryPolicy:
             return retry_after if retry_after <= self.max_retry_after else None
         return jitter * min(self.max_backoff, self.first_backoff * 2 ** (attempt - 1))
 
-    @staticmethod
-    def classify(failure: "NetworkFailure") -> str:
-        """The reason of the error that reports a network failure."""
-        if failure.speaks:
-            return "wrong_scheme"
-        if failure.phase == "connect" and str(failure.cause).startswith("Tunnel connection failed"):
-            return "proxy_refused"
-        return next((reason for kinds, reason in CAUSES if isinstance(failure.cause, kinds)), "connection_failed")
 
-    def status_reason(self, status: int, retry_after: Optional[float]) -> str:
-        """What an error status means: the reason of the ApiError that reports it."""
-        if status == 404:
-            return "not_found"
-        if status in self.statuses:
-            return "busy_wait" if retry_after is not None else "busy"
-        return "refused" if 400 <= status < 500 else "server_error"
+def failure_reason(failure: NetworkFailure) -> str:
+    """The reason of the error that reports a network failure."""
+    if failure.speaks:
+        return "wrong_scheme"
+    if failure.phase == "connect" and str(failure.cause).startswith("Tunnel connection failed"):
+        return "proxy_refused"
+    return next((reason for kinds, reason in CAUSES if isinstance(failure.cause, kinds)), "connection_failed")
 
 
 class HTTPTransport:
@@ -398,10 +390,10 @@ class Sender:
                     # the request goes again at once, on a new connection, and is no retry.
                     stale_resent, attempt = True, attempt - 1
                     continue
-                final = self.retry.classify(failure) in FINAL_FAILURES
-                wait = None if final else self.retry.wait(attempt, random.random())
+                reason = failure_reason(failure)
+                wait = None if reason in FINAL_FAILURES else self.retry.wait(attempt, random.random())
                 if wait is None:
-                    raise self._network_error(failure, attempt, lost, request.write) from None
+                    raise self._network_error(failure, reason, attempt, lost, request.write) from None
                 why = f"{failure.phase}: {failure.cause}"
             else:
                 if response.status < 400:
@@ -432,8 +424,8 @@ class Sender:
                              f"an answer encoded as {encoding!r}, which was not asked for", request.write)
         return response
 
-    def _network_error(self, failure: NetworkFailure, attempts: int, lost: int, write: bool) -> BenchmarksWikiError:
-        reason = self.retry.classify(failure)
+    def _network_error(self, failure: NetworkFailure, reason: str, attempts: int, lost: int,
+                       write: bool) -> BenchmarksWikiError:
         cause = failure.cause
         problems = {"untrusted_certificate": getattr(cause, "verify_message", None),
                     "host_not_found": getattr(cause, "strerror", None),
@@ -468,7 +460,12 @@ class Sender:
             when = time.strftime(shape, time.gmtime(time.time() + seconds))
         except (OverflowError, OSError, ValueError):  # further off than the platform's clock reaches
             when = "much later"
-        reason = self.retry.status_reason(response.status, retry_after)
+        if response.status == 404:
+            reason = "not_found"
+        elif response.status in RETRIED_STATUSES:
+            reason = "busy_wait" if retry_after is not None else "busy"
+        else:
+            reason = "refused" if 400 <= response.status < 500 else "server_error"
         return fail(reason, status=response.status, code=code, message=message, attempts=attempts,
                     retry_after=retry_after, wait=retry_after, when=when, write=response.write)
 
