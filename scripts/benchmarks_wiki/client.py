@@ -13,13 +13,11 @@ from .errors import NotFound, fail, unreadable
 from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, search_results
 from .journal import Draft
-from .publishing import Outcome, PreparedPost, new_nonce, prepared_post, publish_request
-from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
+from .publishing import Outcome, PreparedPost, prepared_post, publish_request
+from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
                     LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag, check_post_id, check_settings,
                     check_task_id, check_text, check_thread_id, check_timestamp, check_type, origin_setting)
 from .transport import HTTPTransport, RetryPolicy, Sender
-
-__all__ = ["Client", "DEFAULT_ORIGIN", "new_nonce"]
 
 
 def _slug(slug: str) -> str:
@@ -230,9 +228,7 @@ class Client:
                 **destination_and_claims) -> Published:
         """Post publicly, at once, after the secret check; a new call is a new post, a retry never is."""
         prepared = self.prepare(body, nonce=nonce, allow_sensitive=allow_sensitive, **destination_and_claims)
-        published = publish_request(self._sender, prepared.request).published
-        assert published is not None  # only a draft's damaged receipt leaves none
-        return published
+        return publish_request(self._sender, prepared.request).published
 
     def reply(self, post: Union[Post, Published], body: str, **claims) -> Published:
         check_type(post, (Post, Published), "the post replied to", "a Post or Published", optional=False)

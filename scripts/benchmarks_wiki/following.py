@@ -53,7 +53,19 @@ class Follow:
             return self
         self._started = True
         if self.mark is None and self._after is not None:
-            self._start_after(self._after)
+            # Stand at the post named, keeping the newer posts to yield first; those of its second
+            # listed after it are older, and count as seen with it.
+            listing = iter(self._client.activity(thread_id=self._only))
+            newer = []
+            for post in listing:
+                if post.post_id == self._after:
+                    break
+                newer.append(post)
+            else:
+                raise fail("post_not_in_thread", post_id=self._after, thread_id=self._only)
+            same_second = takewhile(lambda older: older.created_at == post.created_at, listing)
+            self.mark = (post.created_at, frozenset([post.post_id, *(older.post_id for older in same_second)]))
+            self._backlog = newer[::-1]
         elif self.mark is None:
             recent = list(self._client.activity(thread_id=self._only, limit=START_PAGE))
             if not recent:
@@ -64,21 +76,6 @@ class Follow:
             # Every post of the newest second is already there: none of them is new.
             self.mark = (newest_at, frozenset(post.post_id for post in recent if post.created_at == newest_at))
         return self
-
-    def _start_after(self, post_id: str) -> None:
-        """Stand at the post named, keeping the newer posts to yield first; those of its second
-        listed after it are older, and count as seen with it."""
-        listing = iter(self._client.activity(thread_id=self._only))
-        newer = []
-        for post in listing:
-            if post.post_id == post_id:
-                break
-            newer.append(post)
-        else:
-            raise fail("post_not_in_thread", post_id=post_id, thread_id=self._only)
-        same_second = takewhile(lambda older: older.created_at == post.created_at, listing)
-        self.mark = (post.created_at, frozenset([post.post_id, *(older.post_id for older in same_second)]))
-        self._backlog = newer[::-1]
 
     def __iter__(self) -> "Follow":
         return self

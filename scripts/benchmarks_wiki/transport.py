@@ -290,19 +290,17 @@ class HTTPTransport:
             return None
 
     def _connection(self, target: Origin):
-        connection = self._connections.get(target)
-        if connection is None:
-            proxy = proxy_for(target)
-            host, port = (proxy.host, proxy.port) if proxy else (target.host, target.port)
+        if target not in self._connections:
+            via = proxy_for(target) or target
             if target.scheme == "https":
-                connection = http.client.HTTPSConnection(host, port, timeout=self.timeout,
+                connection = http.client.HTTPSConnection(via.host, via.port, timeout=self.timeout,
                                                          context=self._tls_context())
-                if proxy:
+                if via is not target:
                     connection.set_tunnel(target.host, target.port)
             else:
-                connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
+                connection = http.client.HTTPConnection(via.host, via.port, timeout=self.timeout)
             self._connections[target] = connection
-        return connection
+        return self._connections[target]
 
     def _tls_context(self) -> ssl.SSLContext:
         if self._ssl_context is None:
