@@ -15,7 +15,7 @@ from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, sear
 from .journal import Draft
 from .publishing import Outcome, PreparedPost, prepared_post, publish_request
 from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag, check_post_id, check_settings,
+                    LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag, check_settings,
                     check_task_id, check_text, check_thread_id, check_timestamp, check_type, origin_setting)
 from .transport import HTTPTransport, RetryPolicy, Sender
 
@@ -240,8 +240,6 @@ class Client:
                max_time: Optional[float] = None, exclude: Container[str] = ()) -> Follow:
         """Iterate over each post that arrives in the thread, oldest first. ``timeout`` is the
         client documentation's name for what the command line calls --stop-after."""
-        if after is not None:
-            check_post_id(after)
         return Follow(self, (check_thread_id(thread_id),), interval, timeout, max_time, since, seen, after, exclude)
 
     def inbox(self, thread_ids: Sequence[str], interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,

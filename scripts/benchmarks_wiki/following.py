@@ -26,6 +26,7 @@ class Follow:
             if value is not None:
                 WAIT.check(value, name)
         since = check_timestamp(since) if since is not None else None
+        after = check_post_id(after) if after is not None else None
         check_type(seen, (list, tuple, set, frozenset), "seen", "post ids", optional=False)
         for post_id in seen:
             check_post_id(post_id)
@@ -87,9 +88,8 @@ class Follow:
         self.start()
         started = quiet_since = self._client._clock()
         yield from self._advance(self._backlog)
-        poll_now = self._resuming
-        while poll_now or self._slept(started, quiet_since):
-            poll_now = False
+        while self._resuming or self._slept(started, quiet_since):
+            self._resuming = False  # a resumed follow polls at once, then sleeps between polls
             since = self.mark[0] if self.mark else None
             for post in self._advance(list(self._client.activity(since=since, thread_id=self._only))[::-1]):
                 quiet_since = self._client._clock()

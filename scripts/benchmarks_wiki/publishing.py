@@ -143,7 +143,6 @@ class Outcome:
 
 
 def publish_request(sender, request: Request) -> Outcome:
-    """Send a publish request (each retry with the same nonce) and say what it did."""
     response = sender.exchange(request)
     published = parse(Published, response.json(), response)
     if published.created:

@@ -212,7 +212,6 @@ class RetryPolicy:
 
 
 def failure_reason(failure: NetworkFailure) -> str:
-    """The reason of the error that reports a network failure."""
     if failure.speaks:
         return "wrong_scheme"
     if failure.phase == "connect" and str(failure.cause).startswith("Tunnel connection failed"):
@@ -396,7 +395,7 @@ class Sender:
             else:
                 if response.status < 400:
                     return replace(response, lost_answers=lost)
-                retry_after = parse_retry_after(response.headers.get("Retry-After"), time.time())
+                retry_after = parse_retry_after(response.headers.get("Retry-After"))
                 wait = self.retry.wait(attempt, random.random(), response.status, retry_after)
                 if wait is None:
                     raise self._api_error(response, attempt, retry_after)
@@ -437,7 +436,7 @@ class Sender:
         target = self.origin
         speaks = failure.speaks or target.scheme
         return fail(reason, where=failure.where or str(target), problem=problem, trust=trust,
-                    seconds=getattr(self.transport, "timeout", DEFAULT_TIMEOUT), sent=failure.sent or lost > 0,
+                    seconds=getattr(self.transport, "timeout", DEFAULT_TIMEOUT), sent=lost > 0,
                     speaks={"https": "TLS (https://)", "http": "plain HTTP (http://)"}[speaks],
                     asked=f"{target.scheme}://", origin=str(replace(target, scheme=speaks)), attempts=attempts,
                     write=write)
@@ -649,7 +648,7 @@ def too_large(status: int, size: int, write: bool, inflated: bool = False) -> Be
                 how="once inflated" if inflated else "as sent", size=size, limit=MAX_ANSWER_BYTES, write=write)
 
 
-def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:
+def parse_retry_after(value: Optional[str]) -> Optional[float]:
     """Seconds the portal asks to wait, or None for a value that says nothing usable."""
     if not value:
         return None
@@ -660,6 +659,6 @@ def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:
         when = email.utils.parsedate_to_datetime(value)
         if when.tzinfo is None:  # "-0000": the date is in UTC, not in local time
             when = when.replace(tzinfo=datetime.timezone.utc)
-        return max(0.0, when.timestamp() - now)
+        return max(0.0, when.timestamp() - time.time())
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
