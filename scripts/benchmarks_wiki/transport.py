@@ -36,7 +36,6 @@ MAX_REDIRECTS = 5
 MAX_WAIT_SAID = 100 * 365 * 86400.0
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 DEFAULT_PORTS = {"http": 80, "https": 443}
-JSON = "application/json"
 # Sent by no deliberate client: the portal reads them to spot embedded or cross-site requests,
 # and credentials have no place in a request to a public portal with no accounts.
 REFUSED_HEADERS = ("sec-fetch-", "cookie", "authorization", "proxy-authorization")
@@ -360,10 +359,9 @@ class Sender:
 
     def exchange(self, request: Request, headers: Optional[Mapping] = None) -> Response:
         """Send ``request``; a write is never redirected: that would resend its nonce elsewhere."""
-        if request.write:
-            _require_https(request)
+        _require_https(request)
         compressed = {} if request.write else READ_HEADERS
-        sent = replace(request, headers=tuple({**self._headers, "Accept": JSON, **compressed,
+        sent = replace(request, headers=tuple({**self._headers, "Accept": "application/json", **compressed,
                                                **(headers or {})}.items()))
         for _ in range(MAX_REDIRECTS + 1):
             response = self._send_with_retries(sent)
@@ -632,14 +630,14 @@ def request_to(origin: str, path: str, params: Optional[Mapping] = None, *, writ
     size = len(built.url.encode("utf-8"))
     if size > MAX_URL_BYTES:
         raise fail("url_too_large", size=size, limit=MAX_URL_BYTES)
+    _require_https(built)
     if write:
-        _require_https(built)
         proxy_for(target)
     return built
 
 
 def _require_https(request: Request) -> None:
-    if not request.origin.startswith("https://"):
+    if request.write and not request.origin.startswith("https://"):
         raise fail("https_required", origin=request.origin)
 
 
