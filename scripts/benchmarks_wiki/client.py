@@ -13,13 +13,11 @@ from .errors import NotFound, fail, unreadable
 from .following import Follow
 from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, search_results
 from .journal import Draft
-from .publishing import Outcome, PreparedPost, new_nonce, prepared_post, publish_request
-from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_ORIGIN, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag, check_post_id, check_settings,
+from .publishing import Outcome, PreparedPost, prepared_post, publish_request
+from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
+                    LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag, check_settings,
                     check_task_id, check_text, check_thread_id, check_timestamp, check_type, origin_setting)
 from .transport import HTTPTransport, RetryPolicy, Sender
-
-__all__ = ["Client", "DEFAULT_ORIGIN", "new_nonce"]
 
 
 def _slug(slug: str) -> str:
@@ -90,7 +88,7 @@ class Client:
 
     def markdown(self, task_id: str) -> str:
         path = f"/api/v1/tasks/{check_task_id(task_id)}/markdown"
-        return self._sender.get(path, accept="text/markdown").text()
+        return self._sender.get(path, headers={"Accept": "text/markdown"}).text()
 
     def sample(self, slug: Optional[str] = None, pool: int = DEFAULT_POOL,
                rng: Optional[random.Random] = None) -> Task:
@@ -137,7 +135,7 @@ class Client:
 
     def search(self, query: str) -> str:
         """The portal's own HTML result page, as it is."""
-        return self._sender.get("/search", {"q": check_text(query, "the query")}, accept="text/html").text()
+        return self._sender.get("/search", {"q": check_text(query, "the query")}, {"Accept": "text/html"}).text()
 
     def search_results(self, query: str) -> list:
         """The search page's results, each a :class:`SearchResult`: title, link and snippet."""
@@ -230,9 +228,7 @@ class Client:
                 **destination_and_claims) -> Published:
         """Post publicly, at once, after the secret check; a new call is a new post, a retry never is."""
         prepared = self.prepare(body, nonce=nonce, allow_sensitive=allow_sensitive, **destination_and_claims)
-        published = publish_request(self._sender, prepared.request).published
-        assert published is not None  # only a draft's damaged receipt leaves none
-        return published
+        return publish_request(self._sender, prepared.request).published
 
     def reply(self, post: Union[Post, Published], body: str, **claims) -> Published:
         check_type(post, (Post, Published), "the post replied to", "a Post or Published", optional=False)
@@ -244,8 +240,6 @@ class Client:
                max_time: Optional[float] = None, exclude: Container[str] = ()) -> Follow:
         """Iterate over each post that arrives in the thread, oldest first. ``timeout`` is the
         client documentation's name for what the command line calls --stop-after."""
-        if after is not None:
-            check_post_id(after)
         return Follow(self, (check_thread_id(thread_id),), interval, timeout, max_time, since, seen, after, exclude)
 
     def inbox(self, thread_ids: Sequence[str], interval: float = DEFAULT_INTERVAL, timeout: Optional[float] = None,

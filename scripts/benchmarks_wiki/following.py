@@ -26,6 +26,7 @@ class Follow:
             if value is not None:
                 WAIT.check(value, name)
         since = check_timestamp(since) if since is not None else None
+        after = check_post_id(after) if after is not None else None
         check_type(seen, (list, tuple, set, frozenset), "seen", "post ids", optional=False)
         for post_id in seen:
             check_post_id(post_id)
@@ -53,7 +54,19 @@ class Follow:
             return self
         self._started = True
         if self.mark is None and self._after is not None:
-            self._start_after(self._after)
+            # Stand at the post named, keeping the newer posts to yield first; those of its second
+            # listed after it are older, and count as seen with it.
+            listing = iter(self._client.activity(thread_id=self._only))
+            newer = []
+            for post in listing:
+                if post.post_id == self._after:
+                    break
+                newer.append(post)
+            else:
+                raise fail("post_not_in_thread", post_id=self._after, thread_id=self._only)
+            same_second = takewhile(lambda older: older.created_at == post.created_at, listing)
+            self.mark = (post.created_at, frozenset([post.post_id, *(older.post_id for older in same_second)]))
+            self._backlog = newer[::-1]
         elif self.mark is None:
             recent = list(self._client.activity(thread_id=self._only, limit=START_PAGE))
             if not recent:
@@ -65,21 +78,6 @@ class Follow:
             self.mark = (newest_at, frozenset(post.post_id for post in recent if post.created_at == newest_at))
         return self
 
-    def _start_after(self, post_id: str) -> None:
-        """Stand at the post named, keeping the newer posts to yield first; those of its second
-        listed after it are older, and count as seen with it."""
-        listing = iter(self._client.activity(thread_id=self._only))
-        newer = []
-        for post in listing:
-            if post.post_id == post_id:
-                break
-            newer.append(post)
-        else:
-            raise fail("post_not_in_thread", post_id=post_id, thread_id=self._only)
-        same_second = takewhile(lambda older: older.created_at == post.created_at, listing)
-        self.mark = (post.created_at, frozenset([post.post_id, *(older.post_id for older in same_second)]))
-        self._backlog = newer[::-1]
-
     def __iter__(self) -> "Follow":
         return self
 
@@ -90,9 +88,8 @@ class Follow:
         self.start()
         started = quiet_since = self._client._clock()
         yield from self._advance(self._backlog)
-        poll_now = self._resuming
-        while poll_now or self._slept(started, quiet_since):
-            poll_now = False
+        while self._resuming or self._slept(started, quiet_since):
+            self._resuming = False  # a resumed follow polls at once, then sleeps between polls
             since = self.mark[0] if self.mark else None
             for post in self._advance(list(self._client.activity(since=since, thread_id=self._only))[::-1]):
                 quiet_since = self._client._clock()

@@ -109,8 +109,7 @@ def prepared_post(origin: str, body: str, *, task_id: Optional[str] = None, thre
         raise fail("bad_value", name="kind", allowed=f"one of {', '.join(KINDS)}", value=kind)
     fields["kind"] = kind
     fields["nonce"] = check("nonce", nonce) if nonce is not None else new_nonce()
-    ordered = {name: fields.get(name) for name in ("body", *POST_FIELDS, "nonce")}
-    request = request_to(origin, PUBLISH_PATH, ordered, write=True)
+    request = request_to(origin, PUBLISH_PATH, fields, write=True)
     return PreparedPost(request, revision_from if revision is not None else None, allow_sensitive)
 
 
@@ -144,7 +143,6 @@ class Outcome:
 
 
 def publish_request(sender, request: Request) -> Outcome:
-    """Send a publish request (each retry with the same nonce) and say what it did."""
     response = sender.exchange(request)
     published = parse(Published, response.json(), response)
     if published.created:

@@ -36,7 +36,6 @@ MAX_REDIRECTS = 5
 MAX_WAIT_SAID = 100 * 365 * 86400.0
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 DEFAULT_PORTS = {"http": 80, "https": 443}
-JSON = "application/json"
 # Sent by no deliberate client: the portal reads them to spot embedded or cross-site requests,
 # and credentials have no place in a request to a public portal with no accounts.
 REFUSED_HEADERS = ("sec-fetch-", "cookie", "authorization", "proxy-authorization")
@@ -85,7 +84,6 @@ class Request:
     path: str
     params: tuple = ()
     write: bool = False
-    accept: str = JSON
     headers: tuple = field(default=(), compare=False)
 
     @property
@@ -98,7 +96,6 @@ class Request:
         return dict(self.params)
 
     def as_record(self) -> dict:
-        """The request as plain JSON values, to keep in a file and send later, unchanged."""
         return {"origin": self.origin, "path": self.path, "params": [list(pair) for pair in self.params],
                 "write": self.write}
 
@@ -212,22 +209,13 @@ class RetryPolicy:
             return retry_after if retry_after <= self.max_retry_after else None
         return jitter * min(self.max_backoff, self.first_backoff * 2 ** (attempt - 1))
 
-    @staticmethod
-    def classify(failure: "NetworkFailure") -> str:
-        """The reason of the error that reports a network failure."""
-        if failure.speaks:
-            return "wrong_scheme"
-        if failure.phase == "connect" and str(failure.cause).startswith("Tunnel connection failed"):
-            return "proxy_refused"
-        return next((reason for kinds, reason in CAUSES if isinstance(failure.cause, kinds)), "connection_failed")
 
-    def status_reason(self, status: int, retry_after: Optional[float]) -> str:
-        """What an error status means: the reason of the ApiError that reports it."""
-        if status == 404:
-            return "not_found"
-        if status in self.statuses:
-            return "busy_wait" if retry_after is not None else "busy"
-        return "refused" if 400 <= status < 500 else "server_error"
+def failure_reason(failure: NetworkFailure) -> str:
+    if failure.speaks:
+        return "wrong_scheme"
+    if failure.phase == "connect" and str(failure.cause).startswith("Tunnel connection failed"):
+        return "proxy_refused"
+    return next((reason for kinds, reason in CAUSES if isinstance(failure.cause, kinds)), "connection_failed")
 
 
 class HTTPTransport:
@@ -300,19 +288,17 @@ class HTTPTransport:
             return None
 
     def _connection(self, target: Origin):
-        connection = self._connections.get(target)
-        if connection is None:
-            proxy = proxy_for(target)
-            host, port = (proxy.host, proxy.port) if proxy else (target.host, target.port)
+        if target not in self._connections:
+            via = proxy_for(target) or target
             if target.scheme == "https":
-                connection = http.client.HTTPSConnection(host, port, timeout=self.timeout,
+                connection = http.client.HTTPSConnection(via.host, via.port, timeout=self.timeout,
                                                          context=self._tls_context())
-                if proxy:
+                if via is not target:
                     connection.set_tunnel(target.host, target.port)
             else:
-                connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
+                connection = http.client.HTTPConnection(via.host, via.port, timeout=self.timeout)
             self._connections[target] = connection
-        return connection
+        return self._connections[target]
 
     def _tls_context(self) -> ssl.SSLContext:
         if self._ssl_context is None:
@@ -368,16 +354,14 @@ class Sender:
                 raise fail("refused_header", name=name)
             self._headers[name] = value
 
-    def get(self, path: str, params: Optional[Mapping] = None, *, accept: str = JSON,
-            headers: Optional[Mapping] = None) -> Response:
-        return self.exchange(request_to(str(self.origin), path, params, accept=accept), headers)
+    def get(self, path: str, params: Optional[Mapping] = None, headers: Optional[Mapping] = None) -> Response:
+        return self.exchange(request_to(str(self.origin), path, params), headers)
 
     def exchange(self, request: Request, headers: Optional[Mapping] = None) -> Response:
         """Send ``request``; a write is never redirected: that would resend its nonce elsewhere."""
-        if request.write:
-            _require_https(request)
+        _require_https(request)
         compressed = {} if request.write else READ_HEADERS
-        sent = replace(request, headers=tuple({**self._headers, "Accept": request.accept, **compressed,
+        sent = replace(request, headers=tuple({**self._headers, "Accept": "application/json", **compressed,
                                                **(headers or {})}.items()))
         for _ in range(MAX_REDIRECTS + 1):
             response = self._send_with_retries(sent)
@@ -401,15 +385,15 @@ class Sender:
                     # the request goes again at once, on a new connection, and is no retry.
                     stale_resent, attempt = True, attempt - 1
                     continue
-                final = self.retry.classify(failure) in FINAL_FAILURES
-                wait = None if final else self.retry.wait(attempt, random.random())
+                reason = failure_reason(failure)
+                wait = None if reason in FINAL_FAILURES else self.retry.wait(attempt, random.random())
                 if wait is None:
-                    raise self._network_error(failure, attempt, lost, request.write) from None
+                    raise self._network_error(failure, reason, attempt, lost, request.write) from None
                 why = f"{failure.phase}: {failure.cause}"
             else:
                 if response.status < 400:
                     return replace(response, lost_answers=lost)
-                retry_after = parse_retry_after(response.headers.get("Retry-After"), time.time())
+                retry_after = parse_retry_after(response.headers.get("Retry-After"))
                 wait = self.retry.wait(attempt, random.random(), response.status, retry_after)
                 if wait is None:
                     raise self._api_error(response, attempt, retry_after)
@@ -435,8 +419,8 @@ class Sender:
                              f"an answer encoded as {encoding!r}, which was not asked for", request.write)
         return response
 
-    def _network_error(self, failure: NetworkFailure, attempts: int, lost: int, write: bool) -> BenchmarksWikiError:
-        reason = self.retry.classify(failure)
+    def _network_error(self, failure: NetworkFailure, reason: str, attempts: int, lost: int,
+                       write: bool) -> BenchmarksWikiError:
         cause = failure.cause
         problems = {"untrusted_certificate": getattr(cause, "verify_message", None),
                     "host_not_found": getattr(cause, "strerror", None),
@@ -450,7 +434,7 @@ class Sender:
         target = self.origin
         speaks = failure.speaks or target.scheme
         return fail(reason, where=failure.where or str(target), problem=problem, trust=trust,
-                    seconds=getattr(self.transport, "timeout", DEFAULT_TIMEOUT), sent=failure.sent or lost > 0,
+                    seconds=getattr(self.transport, "timeout", DEFAULT_TIMEOUT), sent=lost > 0,
                     speaks={"https": "TLS (https://)", "http": "plain HTTP (http://)"}[speaks],
                     asked=f"{target.scheme}://", origin=str(replace(target, scheme=speaks)), attempts=attempts,
                     write=write)
@@ -471,7 +455,12 @@ class Sender:
             when = time.strftime(shape, time.gmtime(time.time() + seconds))
         except (OverflowError, OSError, ValueError):  # further off than the platform's clock reaches
             when = "much later"
-        reason = self.retry.status_reason(response.status, retry_after)
+        if response.status == 404:
+            reason = "not_found"
+        elif response.status in RETRIED_STATUSES:
+            reason = "busy_wait" if retry_after is not None else "busy"
+        else:
+            reason = "refused" if 400 <= response.status < 500 else "server_error"
         return fail(reason, status=response.status, code=code, message=message, attempts=attempts,
                     retry_after=retry_after, wait=retry_after, when=when, write=response.write)
 
@@ -633,23 +622,22 @@ def proxy_for(target: Origin) -> Optional[Origin]:
     return Origin("http", parts.hostname, port or 80)
 
 
-def request_to(origin: str, path: str, params: Optional[Mapping] = None, *, write: bool = False,
-               accept: str = JSON) -> Request:
+def request_to(origin: str, path: str, params: Optional[Mapping] = None, *, write: bool = False) -> Request:
     """A request, refused here if it could never be sent; a write's proxy setting is checked before it is kept."""
     target = parse_origin(origin)
     pairs = tuple((name, str(value)) for name, value in (params or {}).items() if value is not None)
-    built = Request(str(target), path, pairs, write, accept)
+    built = Request(str(target), path, pairs, write)
     size = len(built.url.encode("utf-8"))
     if size > MAX_URL_BYTES:
         raise fail("url_too_large", size=size, limit=MAX_URL_BYTES)
+    _require_https(built)
     if write:
-        _require_https(built)
         proxy_for(target)
     return built
 
 
 def _require_https(request: Request) -> None:
-    if not request.origin.startswith("https://"):
+    if request.write and not request.origin.startswith("https://"):
         raise fail("https_required", origin=request.origin)
 
 
@@ -658,7 +646,7 @@ def too_large(status: int, size: int, write: bool, inflated: bool = False) -> Be
                 how="once inflated" if inflated else "as sent", size=size, limit=MAX_ANSWER_BYTES, write=write)
 
 
-def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:
+def parse_retry_after(value: Optional[str]) -> Optional[float]:
     """Seconds the portal asks to wait, or None for a value that says nothing usable."""
     if not value:
         return None
@@ -669,6 +657,6 @@ def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:
         when = email.utils.parsedate_to_datetime(value)
         if when.tzinfo is None:  # "-0000": the date is in UTC, not in local time
             when = when.replace(tzinfo=datetime.timezone.utc)
-        return max(0.0, when.timestamp() - now)
+        return max(0.0, when.timestamp() - time.time())
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
