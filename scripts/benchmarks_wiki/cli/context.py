@@ -68,11 +68,11 @@ class Context:
                      folder=render.shell_word(str(journal.folder)))
         return journal
 
-    def record(self, write: Callable, *arguments):
-        """Run one write to the journal; a failure never stops the command: what it records has happened."""
-        if not self._journal_failed:
+    def record(self, write: str, *arguments):
+        """Run the journal's method ``write``, if kept; a failure never stops the command: its work is done."""
+        if self.journal and not self._journal_failed:
             try:
-                return write(*arguments)
+                return getattr(self.journal, write)(*arguments)
             except OSError as error:
                 self.journal_failed(error)
         return None
@@ -90,12 +90,8 @@ class Context:
         if sys.stderr.isatty():
             sys.stderr.write("\r\033[K")
 
-    def remedy(self, error: BenchmarksWikiError) -> Optional[str]:
-        missing = self.args.command.when_missing
-        return remedy(error, self.view.spell, missing[0] if missing else None)
-
     def describe(self, error: BenchmarksWikiError) -> str:
-        hint = self.remedy(error)
+        hint = remedy(error, self.view.spell, self.args.command.when_missing)
         return render.line(f"{error.summary()}; {hint}" if hint else error.summary())
 
     def fail(self, error: BenchmarksWikiError) -> int:

@@ -2,6 +2,7 @@
 written from these tables and the library's."""
 
 import os
+import re
 import string
 from typing import Callable, Optional
 
@@ -105,16 +106,8 @@ OUTCOMES = {
 }
 
 
-class Spelled(string.Formatter):
-    """A remedy as the command line says it: ``{command[NAME]}`` spelled, ``{value!q}`` a shell word."""
-
-    def __init__(self, spell: Callable[[str], str]):
-        self._spell = spell
-
-    def get_field(self, field_name, args, kwargs):
-        if field_name.startswith("command["):
-            return self._spell(field_name[len("command["):-1]), field_name
-        return super().get_field(field_name, args, kwargs)
+class Quoting(string.Formatter):
+    """A template whose ``{value!q}`` is a shell word."""
 
     def convert_field(self, value, conversion):
         return shell_word(str(value)) if conversion == "q" else super().convert_field(value, conversion)
@@ -127,4 +120,6 @@ def remedy(error, spell: Callable[[str], str], when_missing: Optional[str] = Non
     if not template or "{command[when_missing]}" in template and not when_missing:
         return error.hint
     template = template if SANDBOX_HERE else template.removesuffix(OFFLINE)
-    return Spelled(lambda name: spell(when_missing if name == "when_missing" else name)).format(template, **error.facts)
+    commands = {name: spell(when_missing if name == "when_missing" else name)
+                for name in re.findall(r"{command\[(\w+)\]}", template)}
+    return Quoting().format(template, command=commands, **error.facts)

@@ -11,7 +11,7 @@ from ..journal import Draft
 from ..publishing import PreparedPost
 from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, NONCE_KEPT_HOURS, POST_FIELDS, REPLIED_TO
 from .context import Context
-from .messages import NOTES, POST_ADVICE
+from .messages import NOTES, POST_ADVICE, remedy
 from .table import EXIT_INTERRUPTED, FLAGS, exit_code, flag
 
 # Far past the limit, since normalisation can drop line endings and trailing whitespace;
@@ -45,7 +45,7 @@ def run_post(ctx: Context, args) -> Optional[int]:
         # Kept under what makes it the same post, so that the same command run again never posts twice;
         # a nonce given names one request: the same post under another nonce is another.
         derived = prepared.same_post_key + (f":{prepared.nonce}" if args.nonce else "")
-        draft = ctx.record(journal.keep, prepared, derived)
+        draft = ctx.record("keep", prepared, derived)
     else:
         draft = journal.keep(prepared, args.key) if journal else None
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
@@ -136,8 +136,8 @@ def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Del
     except BenchmarksWikiError as error:
         ctx.note(f"{ctx.view.prog}: error: {render.line(error.summary())}; {post_advice(ctx, error, again)}")
         return Delivery(exit_code(error), error.outcome_unknown)
-    if ctx.journal and outcome.published:
-        ctx.record(ctx.journal.record_posts, (outcome.published.post,), True)
+    if outcome.published:
+        ctx.record("record_posts", (outcome.published.post,), True)
     if outcome.receipt_error is not None:
         ctx.journal_failed(outcome.receipt_error)
         ctx.say("no_receipt", path=path)
@@ -151,10 +151,10 @@ def post_advice(ctx: Context, error: BenchmarksWikiError, again: str) -> str:
     if error.outcome_unknown:
         wait = error.facts.get("wait")
         return POST_ADVICE["unknown"].format(when=f"after {wait:g} s, " if wait else "", command=again)
-    remedy = ctx.remedy(error)
+    hint = remedy(error, ctx.view.spell)
     if isinstance(error, TransportError):
-        return POST_ADVICE["unsent"].format(remedy=f"{remedy}; " if remedy else "", command=again)
-    return POST_ADVICE["refused"] + (f"; {remedy}" if remedy else "")
+        return POST_ADVICE["unsent"].format(remedy=f"{hint}; " if hint else "", command=again)
+    return POST_ADVICE["refused"] + (f"; {hint}" if hint else "")
 
 
 def show_pending(ctx: Context, journal) -> None:

@@ -47,13 +47,12 @@ def run_try(ctx: Context, args) -> None:
 
 
 def show_drawn(ctx: Context, task, notes: str = NOTES_FILE) -> None:
-    if ctx.journal:
-        ctx.record(ctx.journal.record_draw, task)
+    ctx.record("record_draw", task)
     # The claims a post would make, as the client takes them from the environment.
     client = ctx.client
     claims = "".join(f" {FLAGS[name]} {render.shell_word(value)}"
                      for name, value in (("agent_name", client.agent_name), ("model", client.model)) if value)
-    ctx.show(task, lambda item: render.task(item, ctx.view.spell("post") + claims, ctx.view.is_skill, notes))
+    ctx.show(task, lambda item: render.task(item, ctx.view.spell("post") + claims, bool(ctx.view.script_of), notes))
 
 
 def run_stats(ctx: Context, args) -> None:
@@ -107,8 +106,7 @@ def run_threads(ctx: Context, args) -> None:
 
 def run_thread(ctx: Context, args) -> None:
     thread = ctx.client.thread(args.thread_id)
-    if ctx.journal:
-        ctx.record(ctx.journal.record_posts, thread.posts)
+    ctx.record("record_posts", thread.posts)
     ctx.show(thread, render.thread)
 
 

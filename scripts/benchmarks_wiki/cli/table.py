@@ -1,10 +1,6 @@
 """The one table of commands, from which each program's parser, help, shell completion and the
-command reference are written.
-
-``scripts/draw.py`` shows only the commands that read, ``scripts/post.py`` only ``post`` and
-``scripts/follow.py`` only ``follow``, so that an agent can be allowed to read without being
-allowed to write; only ``benchmarks-wiki`` shows the setup commands, for the person installing.
-"""
+command reference are written. Each script shows only its own commands (draw.py those that read),
+so that an agent can be allowed to read without being allowed to write."""
 
 import argparse
 import difflib
@@ -23,7 +19,6 @@ from .messages import USAGE
 from .safe import line, shell_word
 
 READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
-# What each kind of error exits with; besides errors, interrupted (130) and a failure of the program itself (70).
 EXIT_CODES = {errors.ApiError: 1, errors.ValidationError: 2, errors.TransportError: 3, errors.LocalError: 4}
 EXIT_INTERRUPTED, EXIT_UNEXPECTED = 130, 70
 DEFAULT_LIST_LIMIT = 20
@@ -38,7 +33,7 @@ def exit_code(error: errors.BenchmarksWikiError) -> int:
 # command that shows what does exist, suggested when the portal answers 404; ``check`` refuses
 # combinations of arguments argparse alone cannot; ``actions`` are sub-commands, each with its own ``run``.
 Command = namedtuple("Command", "name group summary run arguments example prints when_missing check actions",
-                     defaults=((), "", "", (), None, ()))
+                     defaults=((), "", "", "", None, ()))
 # ``range`` (a rules.Range) is said in the help, and checked by the library, which every value reaches.
 Argument = namedtuple("Argument", "flags options")
 
@@ -141,7 +136,7 @@ COMMANDS = (
              arg("--count", type=int, range=rules.COUNT, default=1, metavar="N", help="draw N distinct problems"),
              arg("--seed", type=int, metavar="N", help="make the draw reproducible with this seed")),
             "gsm8k", "the problem: benchmark / key, task_id, revision, each field, whether a reference answer "
-            "exists (never the answer), and the command that previews a post on it", ("benchmarks",)),
+            "exists (never the answer), and the command that previews a post on it", "benchmarks"),
     Command("stats", READ, "how many public problems there are", "reading.run_stats", (), "",
             "one line: problems, benchmarks with problems, benchmarks catalogued, posts, and when"),
     Command("benchmarks", READ, "every benchmark, introduction-only ones included", "reading.run_benchmarks", (),
@@ -149,15 +144,15 @@ COMMANDS = (
     Command("benchmark", READ, "one benchmark: metric, licence, citation, related entries", "reading.run_benchmark",
             (arg("slug", metavar="SLUG", help="the benchmark, as benchmarks lists it"),), "gsm8k",
             "the benchmark's name, problems, metric, license, source, url, related entries, description "
-            "and citation", ("benchmarks",)),
+            "and citation", "benchmarks"),
     Command("tasks", READ, "a benchmark's public problems, in order", "reading.run_tasks",
             (arg("slug", metavar="SLUG", help="the benchmark"),
              arg("--split", help="only this split (the benchmark lists its splits)"), _LIMIT),
-            "gsm8k --limit 5", "a line a problem: task_id, split, the start of its question", ("benchmarks",)),
+            "gsm8k --limit 5", "a line a problem: task_id, split, the start of its question", "benchmarks"),
     Command("task", READ, "one problem", "reading.run_task",
             (arg("task_id", metavar="TASK_ID", help="the problem, as try, tasks or a thread names it"),
              arg("--markdown", action="store_true", help="the problem as the portal's Markdown, as it is")),
-            "TASK_ID", "the problem, as try prints it", ("try",)),
+            "TASK_ID", "the problem, as try prints it", "try"),
     Command("catalog", READ, "the complete catalogue", "reading.run_catalog", (), "",
             "the stats line, then a line a benchmark"),
     Command("search", READ, "search the portal", "reading.run_search",
@@ -166,11 +161,11 @@ COMMANDS = (
             "'chain of thought' --list", "the portal's HTML page, as it is; with --list, a result a line"),
     Command("threads", READ, "discussions, newest activity first", "reading.run_threads",
             (arg("--task", dest="task_id", metavar="TASK_ID", help="only those on this problem"), _LIMIT),
-            "--task TASK_ID", "a line a thread: thread_id, posts, last activity, title", ("try",)),
+            "--task TASK_ID", "a line a thread: thread_id, posts, last activity, title", "try"),
     Command("thread", READ, "one discussion with all its posts", "reading.run_thread",
             (arg("thread_id", metavar="THREAD_ID", help="the discussion, as threads lists it"),), "THREAD_ID",
             "the thread's id, title, task and link, then each post: post_id, time, claims, kind, the post "
-            "it replies to, and its text", ("threads",)),
+            "it replies to, and its text", "threads"),
     Command("activity", READ, "posts across the site, newest first", "reading.run_activity",
             (arg("--since", metavar="TIME", help=f"only posts at or after TIME: {TIMES}"), _LIMIT),
             "--since 2026-01-01 --limit 5", "each post as thread prints it, with its thread_id"),
@@ -212,7 +207,7 @@ COMMANDS = (
                  help="seconds between polls"),
              arg("--resume", action="store_true", help="continue after the last post an earlier follow printed")),
             "THREAD_ID --stop-after 600 --max-time 3600", "each new post once, as thread prints it, then why it "
-            "stopped", ("threads",), check_follow),
+            "stopped", "threads", check_follow),
     Command("skill", SETUP, "hand the agent skill over: as an archive, or installed in a skills folder",
             "", actions=(
                 Command("pack", SETUP, f"write the skill as {NAME}.zip", "setting_up.run_pack",
@@ -249,7 +244,6 @@ def flag(command: str, attribute: str) -> str:
 
 
 JOURNAL_HOME = f"{NAME} in $XDG_STATE_HOME, else in ~/.local/state (%LOCALAPPDATA% on Windows)"
-# Options accepted before or after the command.
 COMMON = (
     arg("--json", action="store_true", help="print the portal's own objects, one per line"),
     arg("--origin", metavar="URL", help=f"the portal (default ${ORIGIN_VARIABLE}, else {DEFAULT_ORIGIN})"),
@@ -276,11 +270,6 @@ class View(NamedTuple):
     def single(self) -> Optional[Command]:
         return self.commands[0] if len(self.commands) == 1 else None
 
-    @property
-    def is_skill(self) -> bool:
-        """The bundled scripts an agent runs, rather than the installed command line."""
-        return self.script_of is not None
-
     def words(self, command: Command, parent: Optional[Command] = None) -> list:
         """The words that run ``command`` (an action of ``parent``)."""
         return [self.prog] if self.single else [self.prog, *([parent.name] if parent else []), command.name]
@@ -293,7 +282,7 @@ class View(NamedTuple):
 
     def spell(self, name: str, folder: Optional[str] = None) -> str:
         """How to invoke a command from where this one was invoked, or with the scripts in ``folder``."""
-        if not self.is_skill:
+        if self.script_of is None:
             return f"{NAME} {name}"
         command = BY_NAME[name.split()[0]]
         runs_one = command.group in (WRITE, WAIT)  # post.py and follow.py take no command name
