@@ -29,9 +29,8 @@ class Context:
             import logging
 
             self._log_handler = logging.StreamHandler(sys.stderr)
-            formatter = logging.Formatter(f"{view.prog}: %(message)s")
             # The portal's reason phrase is in the message.
-            self._log_handler.format = lambda record: render.line(formatter.format(record))
+            self._log_handler.format = lambda record: render.line(f"{view.prog}: {record.getMessage()}")
             logging.getLogger(PACKAGE).addHandler(self._log_handler)
             logging.getLogger(PACKAGE).setLevel(logging.INFO)
 

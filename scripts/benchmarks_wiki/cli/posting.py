@@ -41,13 +41,13 @@ def run_post(ctx: Context, args) -> Optional[int]:
     if args.key is not None and not journal:
         raise fail("journal_off", what="--key")
     waiting = journal.waiting_for(prepared.destination) if journal and args.preview else None
-    if journal and args.key is None:
+    if args.key is None:
         # Kept under what makes it the same post, so that the same command run again never posts twice;
         # a nonce given names one request: the same post under another nonce is another.
         derived = prepared.same_post_key + (f":{prepared.nonce}" if args.nonce else "")
         draft = ctx.record("keep", prepared, derived)
     else:
-        draft = journal.keep(prepared, args.key) if journal else None
+        draft = journal.keep(prepared, args.key)
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
     if args.preview and ctx.json:
         ctx.out(render.as_json(render.draft_record(prepared, draft and draft.path, publish)))

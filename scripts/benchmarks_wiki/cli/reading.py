@@ -38,12 +38,11 @@ def run_try(ctx: Context, args) -> None:
     rng = random.Random(args.seed) if args.seed is not None else None
     with nearest_benchmark(ctx, args.benchmark):
         drawn = ctx.client.sample_many(args.benchmark, count=args.count, pool=args.pool, rng=rng)
-    stem, dot, suffix = NOTES_FILE.rpartition(".")
     for index, task in enumerate(drawn, 1):
         if index > 1 and not ctx.json:
             ctx.out("")
         # Several problems, several posts: each its own notes file (notes-2.md), so none overwrites another.
-        show_drawn(ctx, task, f"{stem}-{index}{dot}{suffix}" if len(drawn) > 1 else NOTES_FILE)
+        show_drawn(ctx, task, NOTES_FILE.replace(".", f"-{index}.") if len(drawn) > 1 else NOTES_FILE)
 
 
 def show_drawn(ctx: Context, task, notes: str = NOTES_FILE) -> None:
