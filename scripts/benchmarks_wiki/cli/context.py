@@ -20,7 +20,6 @@ class Context:
         check_settings(args.timeout, args.retries)  # before anything is read or written
         self.args = args
         self.view = view
-        self.json = args.json
         self._client_options = {"sleep": self._sleep, **client_options}
         self._clients: dict = {}
         self._journal_failed = False
@@ -108,7 +107,7 @@ class Context:
 
     def show(self, item, as_text: Callable) -> None:
         # The portal's own object where there is one; a journal entry is its own.
-        self.out(render.as_json(getattr(item, "raw", item)) if self.json else as_text(item))
+        self.out(render.as_json(getattr(item, "raw", item)) if self.args.json else as_text(item))
 
     def show_list(self, items, as_line: Callable, limit: Optional[int], none: str) -> None:
         """Print up to ``limit`` of ``items``, which hold one more if more remain; none is said, never silence."""

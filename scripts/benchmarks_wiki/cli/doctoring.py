@@ -29,7 +29,7 @@ def run_doctor(ctx: Context, args) -> Optional[int]:
     if args.deep and not error:
         error, routes = every_route(ctx)
         facts.update(routes)
-    if ctx.json:
+    if args.json:
         ctx.out(render.as_json(facts))
     else:
         for name, value in facts.items():

@@ -86,13 +86,12 @@ ADVICE = {
 }
 
 # What a failed publish says after what happened, in place of a remedy a retry could not mend.
+RESEND = "resend the same request, as it may or may not be posted and the same request cannot post twice: {command}"
 POST_ADVICE = {
-    "unknown": "{when}resend the same request, as it may or may not be posted and the same request cannot post "
-               "twice: {command}",
+    "unknown": "{when}" + RESEND,
     "unsent": "nothing was posted; {remedy}then send it with: {command}",
     "refused": "nothing was posted",
-    "interrupted": "interrupted; resend the same request, as it may or may not be posted and the same request "
-                   "cannot post twice: {command}",
+    "interrupted": "interrupted; " + RESEND,
 }
 
 OUTCOMES = {

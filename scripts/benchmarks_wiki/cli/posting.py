@@ -49,7 +49,7 @@ def run_post(ctx: Context, args) -> Optional[int]:
     else:
         draft = journal.keep(prepared, args.key)
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
-    if args.preview and ctx.json:
+    if args.preview and args.json:
         ctx.out(render.as_json(render.draft_record(prepared, draft and draft.path, publish)))
     elif args.preview:
         replaces = waiting.path if waiting and draft and waiting.path != draft.path else None
@@ -112,7 +112,7 @@ def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
             return delivery.code
         worst = worst or delivery.code
         published += [delivery.post] if delivery.post else []
-    if len(published) > 1 and not ctx.json:
+    if len(published) > 1 and not ctx.args.json:
         ctx.out(render.follow_all(published, ctx.view.spell("follow")))
     return worst
 
@@ -141,7 +141,7 @@ def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Del
     if outcome.receipt_error is not None:
         ctx.journal_failed(outcome.receipt_error)
         ctx.say("no_receipt", path=path)
-    ctx.out(render.as_json(render.outcome_record(outcome)) if ctx.json
+    ctx.out(render.as_json(render.outcome_record(outcome)) if ctx.args.json
             else render.outcome(outcome, ctx.view.spell("follow"), path))
     return Delivery(None, post=outcome.published.post if outcome.published else None)
 
@@ -165,7 +165,7 @@ def show_pending(ctx: Context, journal) -> None:
     for index, draft in enumerate(pending):
         publish = publish_command(ctx, [draft.path])
         forgotten = draft.outlived_its_nonce()
-        if ctx.json:
+        if ctx.args.json:
             record = render.draft_record(draft.post, draft.path, publish)
             ctx.out(render.as_json({**record, "made_at": draft.created_at, "nonce_forgotten": forgotten}))
             continue
@@ -175,7 +175,7 @@ def show_pending(ctx: Context, journal) -> None:
             ctx.out(f"made {render.line(draft.created_at)}, over {NONCE_KEPT_HOURS} hours ago: the portal no longer "
                     f"knows its nonce, so sending it may post twice; look for its text first: {look}")
         ctx.out(render.preview(draft.post, publish, revision_notes(ctx, draft.post)))
-    if len(pending) > 1 and not ctx.json:
+    if len(pending) > 1 and not ctx.args.json:
         paths = [draft.path for draft in pending]
         ctx.out(f"\n{len(pending)} drafts; to publish them all, in this order: {publish_command(ctx, paths)}")
 

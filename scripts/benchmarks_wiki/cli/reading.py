@@ -39,7 +39,7 @@ def run_try(ctx: Context, args) -> None:
     with nearest_benchmark(ctx, args.benchmark):
         drawn = ctx.client.sample_many(args.benchmark, count=args.count, pool=args.pool, rng=rng)
     for index, task in enumerate(drawn, 1):
-        if index > 1 and not ctx.json:
+        if index > 1 and not args.json:
             ctx.out("")
         # Several problems, several posts: each its own notes file (notes-2.md), so none overwrites another.
         show_drawn(ctx, task, NOTES_FILE.replace(".", f"-{index}.") if len(drawn) > 1 else NOTES_FILE)
@@ -82,7 +82,7 @@ def run_task(ctx: Context, args) -> None:
 
 def run_catalog(ctx: Context, args) -> None:
     catalogue = ctx.client.catalog()
-    if ctx.json:
+    if args.json:
         ctx.out(render.as_json(catalogue))
         return
     rows = [render.stats(parse(Stats, catalogue["stats"], route="/api/v1/catalog"))]

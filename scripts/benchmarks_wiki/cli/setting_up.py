@@ -79,8 +79,7 @@ def _folder_to_write(given) -> Path:
 
 
 def install(dest, force: bool = False) -> tuple:
-    """Install the skill as ``dest/benchmarks-wiki``: its folder and a line saying what happened. The
-    same skill already there is left alone; any other is replaced only with ``force``."""
+    """Install the skill as ``dest/benchmarks-wiki``: its folder, and a line saying what happened."""
     files = skill_files()
     version = skill_version(next(item for item in files if item.path == INSTRUCTIONS).data.decode("utf-8"))
     folder = _folder_to_write(dest) / NAME

@@ -172,8 +172,7 @@ COMMANDS = (
     Command("journal", READ, "this machine's draws, drafts waiting and published posts", "reading.run_journal",
             (arg("--pending", action="store_true",
                  help="every draft not yet sent, in full, with the command that publishes it"),
-             arg("--limit", type=int, range=rules.LIMIT, default=DEFAULT_LIST_LIMIT, metavar="N",
-                 help="show the newest N entries"),
+             arg(*_LIMIT.flags, **{**_LIMIT.options, "help": "show the newest N entries"}),
              arg("--since", metavar="TIME", help=f"every entry made at or after TIME: {TIMES}"),
              arg("--all", action="store_true", help="every entry"),
              arg("--discard", metavar="PATH", help="never send the draft at PATH (a published one is refused)")),
@@ -275,8 +274,7 @@ class View(NamedTuple):
         return [self.prog] if self.single else [self.prog, *([parent.name] if parent else []), command.name]
 
     def runner(self, group: str, folder: Optional[str] = None) -> str:
-        """How to run the script of a group in ``folder``, by default the folder of the script run; the
-        setup commands are no script's: the package's, beside the scripts."""
+        """How to run a group's script in ``folder`` (by default the running one's); setup runs the package."""
         folder = os.path.dirname(sys.argv[0]) if folder is None else folder
         return f"python3 {shell_word(os.path.join(folder, self.script_of.get(group, PACKAGE)))}"
 
