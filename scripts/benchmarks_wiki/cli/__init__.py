@@ -7,7 +7,7 @@ import sys
 
 from .. import DEBUG_VARIABLE, NAME
 from ..errors import BenchmarksWikiError
-from .table import EXIT_INTERRUPTED, EXIT_UNEXPECTED, VIEWS, parser_for, refuse_with
+from .table import EXIT_INTERRUPTED, EXIT_UNEXPECTED, VIEWS, exit_code, parser_for, refuse_with
 from .messages import USAGE
 from .safe import line
 
@@ -63,6 +63,7 @@ def _run(chosen, argv: list, client_options: dict) -> int:
     try:
         return handler(ctx, args) or 0
     except BenchmarksWikiError as error:
-        return ctx.fail(error)
+        ctx.note(f"{chosen.prog}: error: {ctx.describe(error)}")
+        return exit_code(error)
     finally:
         ctx.close()

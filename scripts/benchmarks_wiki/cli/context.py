@@ -10,7 +10,6 @@ from ..errors import BenchmarksWikiError
 from ..rules import check_settings
 from . import render
 from .messages import NOTES, remedy
-from .table import exit_code
 
 
 class Context:
@@ -91,10 +90,6 @@ class Context:
     def describe(self, error: BenchmarksWikiError) -> str:
         hint = remedy(error, self.view.spell, self.args.command.when_missing)
         return render.line(f"{error.summary()}; {hint}" if hint else error.summary())
-
-    def fail(self, error: BenchmarksWikiError) -> int:
-        self.note(f"{self.view.prog}: error: {self.describe(error)}")
-        return exit_code(error)
 
     def out(self, text: str) -> None:
         print(text, flush=True)

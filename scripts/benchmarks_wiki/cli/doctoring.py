@@ -71,7 +71,6 @@ def came_from(source: str, option: str) -> str:
 
 
 def ca_file() -> str:
-    """The CAs trusted, where each came from, and what is wrong with one that cannot be read."""
     import ssl
 
     from ..transport import ca_file_problem

@@ -71,7 +71,6 @@ def skill_version(text: str) -> Optional[str]:
 
 
 def _folder_to_write(given) -> Path:
-    """The folder to write in, as an absolute path; a file in its place is refused."""
     folder = Path(given).expanduser().absolute()
     if folder.exists() and not folder.is_dir():
         raise fail("not_a_folder", path=folder)

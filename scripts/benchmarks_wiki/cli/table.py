@@ -355,7 +355,6 @@ def refuse_with(who: str, message: str):
 
 
 def explained(argument: Argument) -> str:
-    """What an argument does, with its choices, range and default."""
     options = argument.options
     extra = []
     if options.get("choices"):
