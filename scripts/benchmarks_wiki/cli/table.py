@@ -83,11 +83,6 @@ def check_follow(refuse, args) -> None:
 SKILL_FOLDERS = "~/.claude/skills, .claude/skills in a project, ~/.codex/skills, or .agents/skills"
 
 
-def check_install(refuse, args) -> None:
-    if args.dest is None:
-        refuse("skill_install_needs_dest", folders=SKILL_FOLDERS)
-
-
 _LIMIT = arg("--limit", type=int, range=rules.LIMIT, default=DEFAULT_LIST_LIMIT, metavar="N", help="show at most N")
 _POST_ARGUMENTS = (
     arg("--task", dest="task_id", metavar="TASK_ID", help="post on this problem, opening a thread"),
@@ -213,10 +208,10 @@ COMMANDS = (
                         (arg("--out", metavar="DIR", help="write the archive in DIR (default: this directory)"),),
                         "--out dist", "the archive's path, size and number of files"),
                 Command("install", SETUP, f"copy the skill into DIR/{NAME}", "setting_up.run_install",
-                        (arg("--dest", metavar="DIR", help=f"the skills folder: {SKILL_FOLDERS}"),
+                        (arg("--dest", metavar="DIR", required=True, help=f"the skills folder: {SKILL_FOLDERS}"),
                          arg("--force", action="store_true", help="replace another version found there")),
                         "--dest ~/.claude/skills", "what was installed or replaced, and the command that checks "
-                        "it works", check=check_install))),
+                        "it works"))),
     # The sandbox's defaults, copied: a command line that merely prints help must not load the
     # sandbox, nor may the sandbox import the client; a test holds the copies equal.
     Command("sandbox", SETUP, "serve an offline portal to rehearse in: nothing posted there is public",
@@ -338,6 +333,8 @@ def reworded(view: "View", message: str, choices: tuple = ()) -> str:
     if typed:
         kind = "a whole number" if typed.group(2) == "int" else "a number"
         return USAGE["not_a_number"].format(flag=typed.group(1), kind=kind, value=typed.group(3).strip("'"))
+    if "required: --dest" in message:
+        return USAGE["skill_install_needs_dest"].format(folders=SKILL_FOLDERS)
     if "required: COMMAND" in message or "required: ACTION" in message:
         return USAGE["no_command"].format(commands=", ".join(choices))
     return message
