@@ -49,15 +49,14 @@ def _run(chosen, argv: list, client_options: dict) -> int:
     if not_text:
         refuse_with(chosen.prog, USAGE["argument_not_utf8"].format(position=not_text))
     args = parser_for(chosen).parse_args(argv)
-    prog = args.prog
     if args.command.check:
-        args.command.check(lambda usage, **facts: refuse_with(prog, USAGE[usage].format(**facts)), args)
+        args.command.check(lambda usage, **facts: refuse_with(args.prog, USAGE[usage].format(**facts)), args)
     from .context import Context  # here: printing help need not pay for it
 
     try:
         ctx = Context(args, chosen, client_options)
     except BenchmarksWikiError as error:
-        refuse_with(prog, error.summary())
+        refuse_with(args.prog, error.summary())
     module, function = args.command.run.split(".")
     handler = getattr(importlib.import_module(f"{__name__}.{module}"), function)
     try:

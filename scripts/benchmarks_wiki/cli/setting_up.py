@@ -42,7 +42,6 @@ def top_level_paths(root: Path) -> List[str]:
 
 
 def skill_files() -> List[SkillFile]:
-    """Every file of the skill with its bytes and mode, sorted by path."""
     # The checkout (or unpacked skill) around the package first, so that an editable install
     # uses what is being edited; else the bundle.
     for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
