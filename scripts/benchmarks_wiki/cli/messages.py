@@ -3,7 +3,6 @@ written from these tables and the library's."""
 
 import os
 import re
-import string
 from typing import Callable, Optional
 
 from .safe import shell_word
@@ -105,13 +104,6 @@ OUTCOMES = {
 }
 
 
-class Quoting(string.Formatter):
-    """A template whose ``{value!q}`` is a shell word."""
-
-    def convert_field(self, value, conversion):
-        return shell_word(str(value)) if conversion == "q" else super().convert_field(value, conversion)
-
-
 def remedy(error, spell: Callable[[str], str], when_missing: Optional[str] = None) -> Optional[str]:
     """What to do about ``error``: the command line's advice where it has its own, else the
     library's hint (also for a "see what exists" that this command has no command for)."""
@@ -121,4 +113,6 @@ def remedy(error, spell: Callable[[str], str], when_missing: Optional[str] = Non
     template = template if SANDBOX_HERE else template.removesuffix(OFFLINE)
     commands = {name: spell(when_missing if name == "when_missing" else name)
                 for name in re.findall(r"{command\[(\w+)\]}", template)}
-    return Quoting().format(template, command=commands, **error.facts)
+    quoted = {name: shell_word(str(value)) for name, value in error.facts.items()}
+    template = re.sub(r"{(\w+)!q}", r"{quoted[\1]}", template)
+    return template.format(command=commands, quoted=quoted, **error.facts)
