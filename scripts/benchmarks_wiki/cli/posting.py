@@ -1,7 +1,6 @@
 """The post command: prepare a post, keep it as a draft, show it, and send it once."""
 
 import sys
-from collections import namedtuple
 from pathlib import Path
 from typing import Optional
 
@@ -65,7 +64,7 @@ def run_post(ctx: Context, args) -> Optional[int]:
         summary = f"{prepared.size} bytes go to {label} {render.line(where)}, as {render.claims(prepared.fields)}"
         ctx.say("dry_run", summary=summary, command=publish)
     else:
-        return publish_and_say(ctx, draft or prepared, publish).code
+        return publish_and_say(ctx, draft or prepared, publish)[0]
     return None
 
 
@@ -107,23 +106,20 @@ def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
     command for it and every draft after it; other failures are said, and the batch goes on."""
     worst, published = None, []
     for index, path in enumerate(paths):
-        delivery = publish_and_say(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
-        if delivery.unknown:
-            return delivery.code
-        worst = worst or delivery.code
-        published += [delivery.post] if delivery.post else []
+        code, unknown, post = publish_and_say(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
+        if unknown:
+            return code
+        worst = worst or code
+        published += [post] if post else []
     if len(published) > 1 and not ctx.args.json:
         ctx.out(render.follow_all(published, ctx.view.spell("follow")))
     return worst
 
 
-# The exit code (None for success), whether the post may have been recorded though sending failed, the post.
-Delivery = namedtuple("Delivery", "code unknown post", defaults=(False, None))
-
-
-def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Delivery:
+def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> tuple:
     """Send a draft (or the draft at a path) or a prepared post to its own origin, unless --origin names one;
-    an error is one line that says so, and how to send the same post again safely (``again``)."""
+    an error is one line that says so, and how to send the same post again safely (``again``). Returns the
+    exit code (None for success), whether the post may have been recorded though sending failed, the post."""
     path = item if isinstance(item, Path) else getattr(item, "path", None)
     try:
         if isinstance(item, Path):
@@ -132,10 +128,10 @@ def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Del
         outcome = ctx.client_for(ctx.args.origin or origin).send(item, resend=resend)
     except KeyboardInterrupt:
         ctx.note(f"{ctx.view.prog}: error: {POST_ADVICE['interrupted'].format(command=again)}")
-        return Delivery(EXIT_INTERRUPTED, unknown=True)
+        return EXIT_INTERRUPTED, True, None
     except BenchmarksWikiError as error:
         ctx.note(f"{ctx.view.prog}: error: {render.line(error.summary())}; {post_advice(ctx, error, again)}")
-        return Delivery(exit_code(error), error.outcome_unknown)
+        return exit_code(error), error.outcome_unknown, None
     if outcome.published:
         ctx.record("record_posts", (outcome.published.post,), True)
     if outcome.receipt_error is not None:
@@ -143,7 +139,7 @@ def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Del
         ctx.say("no_receipt", path=path)
     ctx.out(render.as_json(render.outcome_record(outcome)) if ctx.args.json
             else render.outcome(outcome, ctx.view.spell("follow"), path))
-    return Delivery(None, post=outcome.published.post if outcome.published else None)
+    return None, False, outcome.published.post if outcome.published else None
 
 
 def post_advice(ctx: Context, error: BenchmarksWikiError, again: str) -> str:
