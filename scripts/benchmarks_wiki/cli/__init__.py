@@ -7,7 +7,7 @@ import sys
 
 from .. import DEBUG_VARIABLE, NAME
 from ..errors import BenchmarksWikiError
-from .table import EXIT_INTERRUPTED, EXIT_UNEXPECTED, VIEWS, parser_for, refuse_with
+from .table import EXIT_INTERRUPTED, EXIT_UNEXPECTED, VIEWS, exit_code, parser_for, refuse_with
 from .messages import USAGE
 from .safe import line
 
@@ -49,20 +49,20 @@ def _run(chosen, argv: list, client_options: dict) -> int:
     if not_text:
         refuse_with(chosen.prog, USAGE["argument_not_utf8"].format(position=not_text))
     args = parser_for(chosen).parse_args(argv)
-    prog = args.prog
     if args.command.check:
-        args.command.check(lambda usage, **facts: refuse_with(prog, USAGE[usage].format(**facts)), args)
+        args.command.check(lambda usage, **facts: refuse_with(args.prog, USAGE[usage].format(**facts)), args)
     from .context import Context  # here: printing help need not pay for it
 
     try:
         ctx = Context(args, chosen, client_options)
     except BenchmarksWikiError as error:
-        refuse_with(prog, error.summary())
+        refuse_with(args.prog, error.summary())
     module, function = args.command.run.split(".")
     handler = getattr(importlib.import_module(f"{__name__}.{module}"), function)
     try:
         return handler(ctx, args) or 0
     except BenchmarksWikiError as error:
-        return ctx.fail(error)
+        ctx.note(f"{chosen.prog}: error: {ctx.describe(error)}")
+        return exit_code(error)
     finally:
         ctx.close()

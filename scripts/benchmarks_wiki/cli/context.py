@@ -10,7 +10,6 @@ from ..errors import BenchmarksWikiError
 from ..rules import check_settings
 from . import render
 from .messages import NOTES, remedy
-from .table import exit_code
 
 
 class Context:
@@ -20,7 +19,6 @@ class Context:
         check_settings(args.timeout, args.retries)  # before anything is read or written
         self.args = args
         self.view = view
-        self.json = args.json
         self._client_options = {"sleep": self._sleep, **client_options}
         self._clients: dict = {}
         self._journal_failed = False
@@ -29,9 +27,8 @@ class Context:
             import logging
 
             self._log_handler = logging.StreamHandler(sys.stderr)
-            formatter = logging.Formatter(f"{view.prog}: %(message)s")
             # The portal's reason phrase is in the message.
-            self._log_handler.format = lambda record: render.line(formatter.format(record))
+            self._log_handler.format = lambda record: render.line(f"{view.prog}: {record.getMessage()}")
             logging.getLogger(PACKAGE).addHandler(self._log_handler)
             logging.getLogger(PACKAGE).setLevel(logging.INFO)
 
@@ -68,11 +65,11 @@ class Context:
                      folder=render.shell_word(str(journal.folder)))
         return journal
 
-    def record(self, write: Callable, *arguments):
-        """Run one write to the journal; a failure never stops the command: what it records has happened."""
-        if not self._journal_failed:
+    def record(self, write: str, *arguments):
+        """Run the journal's method ``write``, if kept; a failure never stops the command: its work is done."""
+        if self.journal and not self._journal_failed:
             try:
-                return write(*arguments)
+                return getattr(self.journal, write)(*arguments)
             except OSError as error:
                 self.journal_failed(error)
         return None
@@ -90,17 +87,9 @@ class Context:
         if sys.stderr.isatty():
             sys.stderr.write("\r\033[K")
 
-    def remedy(self, error: BenchmarksWikiError) -> Optional[str]:
-        missing = self.args.command.when_missing
-        return remedy(error, self.view.spell, missing[0] if missing else None)
-
     def describe(self, error: BenchmarksWikiError) -> str:
-        hint = self.remedy(error)
+        hint = remedy(error, self.view.spell, self.args.command.when_missing)
         return render.line(f"{error.summary()}; {hint}" if hint else error.summary())
-
-    def fail(self, error: BenchmarksWikiError) -> int:
-        self.note(f"{self.view.prog}: error: {self.describe(error)}")
-        return exit_code(error)
 
     def out(self, text: str) -> None:
         print(text, flush=True)
@@ -113,7 +102,7 @@ class Context:
 
     def show(self, item, as_text: Callable) -> None:
         # The portal's own object where there is one; a journal entry is its own.
-        self.out(render.as_json(getattr(item, "raw", item)) if self.json else as_text(item))
+        self.out(render.as_json(getattr(item, "raw", item)) if self.args.json else as_text(item))
 
     def show_list(self, items, as_line: Callable, limit: Optional[int], none: str) -> None:
         """Print up to ``limit`` of ``items``, which hold one more if more remain; none is said, never silence."""

@@ -27,9 +27,8 @@ def run_doctor(ctx: Context, args) -> Optional[int]:
         took = (time.monotonic() - started) * 1000
         facts["portal"] = f"answered in {took:.0f} ms: {render.stats(stats)}"
     if args.deep and not error:
-        error, routes = every_route(ctx)
-        facts.update(routes)
-    if ctx.json:
+        error = every_route(ctx, facts)
+    if args.json:
         ctx.out(render.as_json(facts))
     else:
         for name, value in facts.items():
@@ -71,7 +70,6 @@ def came_from(source: str, option: str) -> str:
 
 
 def ca_file() -> str:
-    """The CAs trusted, where each came from, and what is wrong with one that cannot be read."""
     import ssl
 
     from ..transport import ca_file_problem
@@ -88,10 +86,10 @@ def ca_file() -> str:
     return f"{trusted}; but {problem}" if problem else trusted
 
 
-def every_route(ctx: Context) -> tuple:
-    """Each read route, read once in the order the next needs: the first error, and a line a route;
-    a route whose input an earlier one could not give is not read."""
-    client, found, lines, first = ctx.client, {}, {}, None
+def every_route(ctx: Context, lines: dict) -> Optional[BenchmarksWikiError]:
+    """Each read route, read once in the order the next needs, a line a route in ``lines``; the first error.
+    A route whose input an earlier one could not give is not read."""
+    client, found, first = ctx.client, {}, None
 
     def benchmarks():
         served = [bench for bench in client.benchmarks() if bench.has_problems]
@@ -132,4 +130,4 @@ def every_route(ctx: Context) -> tuple:
         except BenchmarksWikiError as error:
             first = first or error
             lines[name] = f"differs: {error.summary()}"
-    return first, lines
+    return first

@@ -2,7 +2,7 @@
 written from these tables and the library's."""
 
 import os
-import string
+import re
 from typing import Callable, Optional
 
 from .safe import shell_word
@@ -85,13 +85,12 @@ ADVICE = {
 }
 
 # What a failed publish says after what happened, in place of a remedy a retry could not mend.
+RESEND = "resend the same request, as it may or may not be posted and the same request cannot post twice: {command}"
 POST_ADVICE = {
-    "unknown": "{when}resend the same request, as it may or may not be posted and the same request cannot post "
-               "twice: {command}",
+    "unknown": "{when}" + RESEND,
     "unsent": "nothing was posted; {remedy}then send it with: {command}",
     "refused": "nothing was posted",
-    "interrupted": "interrupted; resend the same request, as it may or may not be posted and the same request "
-                   "cannot post twice: {command}",
+    "interrupted": "interrupted; " + RESEND,
 }
 
 OUTCOMES = {
@@ -105,21 +104,6 @@ OUTCOMES = {
 }
 
 
-class Spelled(string.Formatter):
-    """A remedy as the command line says it: ``{command[NAME]}`` spelled, ``{value!q}`` a shell word."""
-
-    def __init__(self, spell: Callable[[str], str]):
-        self._spell = spell
-
-    def get_field(self, field_name, args, kwargs):
-        if field_name.startswith("command["):
-            return self._spell(field_name[len("command["):-1]), field_name
-        return super().get_field(field_name, args, kwargs)
-
-    def convert_field(self, value, conversion):
-        return shell_word(str(value)) if conversion == "q" else super().convert_field(value, conversion)
-
-
 def remedy(error, spell: Callable[[str], str], when_missing: Optional[str] = None) -> Optional[str]:
     """What to do about ``error``: the command line's advice where it has its own, else the
     library's hint (also for a "see what exists" that this command has no command for)."""
@@ -127,4 +111,8 @@ def remedy(error, spell: Callable[[str], str], when_missing: Optional[str] = Non
     if not template or "{command[when_missing]}" in template and not when_missing:
         return error.hint
     template = template if SANDBOX_HERE else template.removesuffix(OFFLINE)
-    return Spelled(lambda name: spell(when_missing if name == "when_missing" else name)).format(template, **error.facts)
+    commands = {name: spell(when_missing if name == "when_missing" else name)
+                for name in re.findall(r"{command\[(\w+)\]}", template)}
+    quoted = {name: shell_word(str(value)) for name, value in error.facts.items()}
+    template = re.sub(r"{(\w+)!q}", r"{quoted[\1]}", template)
+    return template.format(command=commands, quoted=quoted, **error.facts)

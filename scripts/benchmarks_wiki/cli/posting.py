@@ -1,7 +1,6 @@
 """The post command: prepare a post, keep it as a draft, show it, and send it once."""
 
 import sys
-from collections import namedtuple
 from pathlib import Path
 from typing import Optional
 
@@ -11,7 +10,7 @@ from ..journal import Draft
 from ..publishing import PreparedPost
 from ..rules import DEFAULT_ORIGIN, DRAWN, GIVEN, MAX_BODY_BYTES, NONCE_KEPT_HOURS, POST_FIELDS, REPLIED_TO
 from .context import Context
-from .messages import NOTES, POST_ADVICE
+from .messages import NOTES, POST_ADVICE, remedy
 from .table import EXIT_INTERRUPTED, FLAGS, exit_code, flag
 
 # Far past the limit, since normalisation can drop line endings and trailing whitespace;
@@ -41,15 +40,15 @@ def run_post(ctx: Context, args) -> Optional[int]:
     if args.key is not None and not journal:
         raise fail("journal_off", what="--key")
     waiting = journal.waiting_for(prepared.destination) if journal and args.preview else None
-    if journal and args.key is None:
+    if args.key is None:
         # Kept under what makes it the same post, so that the same command run again never posts twice;
         # a nonce given names one request: the same post under another nonce is another.
         derived = prepared.same_post_key + (f":{prepared.nonce}" if args.nonce else "")
-        draft = ctx.record(journal.keep, prepared, derived)
+        draft = ctx.record("keep", prepared, derived)
     else:
-        draft = journal.keep(prepared, args.key) if journal else None
+        draft = journal.keep(prepared, args.key)
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
-    if args.preview and ctx.json:
+    if args.preview and args.json:
         ctx.out(render.as_json(render.draft_record(prepared, draft and draft.path, publish)))
     elif args.preview:
         replaces = waiting.path if waiting and draft and waiting.path != draft.path else None
@@ -65,7 +64,7 @@ def run_post(ctx: Context, args) -> Optional[int]:
         summary = f"{prepared.size} bytes go to {label} {render.line(where)}, as {render.claims(prepared.fields)}"
         ctx.say("dry_run", summary=summary, command=publish)
     else:
-        return publish_and_say(ctx, draft or prepared, publish).code
+        return publish_and_say(ctx, draft or prepared, publish)[0]
     return None
 
 
@@ -107,23 +106,20 @@ def send_drafts(ctx: Context, paths: list, resend: bool) -> Optional[int]:
     command for it and every draft after it; other failures are said, and the batch goes on."""
     worst, published = None, []
     for index, path in enumerate(paths):
-        delivery = publish_and_say(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
-        if delivery.unknown:
-            return delivery.code
-        worst = worst or delivery.code
-        published += [delivery.post] if delivery.post else []
-    if len(published) > 1 and not ctx.json:
+        code, unknown, post = publish_and_say(ctx, Path(path), publish_command(ctx, paths[index:]), resend)
+        if unknown:
+            return code
+        worst = worst or code
+        published += [post] if post else []
+    if len(published) > 1 and not ctx.args.json:
         ctx.out(render.follow_all(published, ctx.view.spell("follow")))
     return worst
 
 
-# The exit code (None for success), whether the post may have been recorded though sending failed, the post.
-Delivery = namedtuple("Delivery", "code unknown post", defaults=(False, None))
-
-
-def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Delivery:
+def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> tuple:
     """Send a draft (or the draft at a path) or a prepared post to its own origin, unless --origin names one;
-    an error is one line that says so, and how to send the same post again safely (``again``)."""
+    an error is one line that says so, and how to send the same post again safely (``again``). Returns the
+    exit code (None for success), whether the post may have been recorded though sending failed, the post."""
     path = item if isinstance(item, Path) else getattr(item, "path", None)
     try:
         if isinstance(item, Path):
@@ -132,18 +128,18 @@ def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> Del
         outcome = ctx.client_for(ctx.args.origin or origin).send(item, resend=resend)
     except KeyboardInterrupt:
         ctx.note(f"{ctx.view.prog}: error: {POST_ADVICE['interrupted'].format(command=again)}")
-        return Delivery(EXIT_INTERRUPTED, unknown=True)
+        return EXIT_INTERRUPTED, True, None
     except BenchmarksWikiError as error:
         ctx.note(f"{ctx.view.prog}: error: {render.line(error.summary())}; {post_advice(ctx, error, again)}")
-        return Delivery(exit_code(error), error.outcome_unknown)
-    if ctx.journal and outcome.published:
-        ctx.record(ctx.journal.record_posts, (outcome.published.post,), True)
+        return exit_code(error), error.outcome_unknown, None
+    if outcome.published:
+        ctx.record("record_posts", (outcome.published.post,), True)
     if outcome.receipt_error is not None:
         ctx.journal_failed(outcome.receipt_error)
         ctx.say("no_receipt", path=path)
-    ctx.out(render.as_json(render.outcome_record(outcome)) if ctx.json
+    ctx.out(render.as_json(render.outcome_record(outcome)) if ctx.args.json
             else render.outcome(outcome, ctx.view.spell("follow"), path))
-    return Delivery(None, post=outcome.published.post if outcome.published else None)
+    return None, False, outcome.published.post if outcome.published else None
 
 
 def post_advice(ctx: Context, error: BenchmarksWikiError, again: str) -> str:
@@ -151,10 +147,10 @@ def post_advice(ctx: Context, error: BenchmarksWikiError, again: str) -> str:
     if error.outcome_unknown:
         wait = error.facts.get("wait")
         return POST_ADVICE["unknown"].format(when=f"after {wait:g} s, " if wait else "", command=again)
-    remedy = ctx.remedy(error)
+    hint = remedy(error, ctx.view.spell)
     if isinstance(error, TransportError):
-        return POST_ADVICE["unsent"].format(remedy=f"{remedy}; " if remedy else "", command=again)
-    return POST_ADVICE["refused"] + (f"; {remedy}" if remedy else "")
+        return POST_ADVICE["unsent"].format(remedy=f"{hint}; " if hint else "", command=again)
+    return POST_ADVICE["refused"] + (f"; {hint}" if hint else "")
 
 
 def show_pending(ctx: Context, journal) -> None:
@@ -165,7 +161,7 @@ def show_pending(ctx: Context, journal) -> None:
     for index, draft in enumerate(pending):
         publish = publish_command(ctx, [draft.path])
         forgotten = draft.outlived_its_nonce()
-        if ctx.json:
+        if ctx.args.json:
             record = render.draft_record(draft.post, draft.path, publish)
             ctx.out(render.as_json({**record, "made_at": draft.created_at, "nonce_forgotten": forgotten}))
             continue
@@ -175,7 +171,7 @@ def show_pending(ctx: Context, journal) -> None:
             ctx.out(f"made {render.line(draft.created_at)}, over {NONCE_KEPT_HOURS} hours ago: the portal no longer "
                     f"knows its nonce, so sending it may post twice; look for its text first: {look}")
         ctx.out(render.preview(draft.post, publish, revision_notes(ctx, draft.post)))
-    if len(pending) > 1 and not ctx.json:
+    if len(pending) > 1 and not ctx.args.json:
         paths = [draft.path for draft in pending]
         ctx.out(f"\n{len(pending)} drafts; to publish them all, in this order: {publish_command(ctx, paths)}")
 

@@ -38,22 +38,20 @@ def run_try(ctx: Context, args) -> None:
     rng = random.Random(args.seed) if args.seed is not None else None
     with nearest_benchmark(ctx, args.benchmark):
         drawn = ctx.client.sample_many(args.benchmark, count=args.count, pool=args.pool, rng=rng)
-    stem, dot, suffix = NOTES_FILE.rpartition(".")
     for index, task in enumerate(drawn, 1):
-        if index > 1 and not ctx.json:
+        if index > 1 and not args.json:
             ctx.out("")
         # Several problems, several posts: each its own notes file (notes-2.md), so none overwrites another.
-        show_drawn(ctx, task, f"{stem}-{index}{dot}{suffix}" if len(drawn) > 1 else NOTES_FILE)
+        show_drawn(ctx, task, NOTES_FILE.replace(".", f"-{index}.") if len(drawn) > 1 else NOTES_FILE)
 
 
 def show_drawn(ctx: Context, task, notes: str = NOTES_FILE) -> None:
-    if ctx.journal:
-        ctx.record(ctx.journal.record_draw, task)
+    ctx.record("record_draw", task)
     # The claims a post would make, as the client takes them from the environment.
     client = ctx.client
     claims = "".join(f" {FLAGS[name]} {render.shell_word(value)}"
                      for name, value in (("agent_name", client.agent_name), ("model", client.model)) if value)
-    ctx.show(task, lambda item: render.task(item, ctx.view.spell("post") + claims, ctx.view.is_skill, notes))
+    ctx.show(task, lambda item: render.task(item, ctx.view.spell("post") + claims, bool(ctx.view.script_of), notes))
 
 
 def run_stats(ctx: Context, args) -> None:
@@ -84,7 +82,7 @@ def run_task(ctx: Context, args) -> None:
 
 def run_catalog(ctx: Context, args) -> None:
     catalogue = ctx.client.catalog()
-    if ctx.json:
+    if args.json:
         ctx.out(render.as_json(catalogue))
         return
     rows = [render.stats(parse(Stats, catalogue["stats"], route="/api/v1/catalog"))]
@@ -107,8 +105,7 @@ def run_threads(ctx: Context, args) -> None:
 
 def run_thread(ctx: Context, args) -> None:
     thread = ctx.client.thread(args.thread_id)
-    if ctx.journal:
-        ctx.record(ctx.journal.record_posts, thread.posts)
+    ctx.record("record_posts", thread.posts)
     ctx.show(thread, render.thread)
 
 

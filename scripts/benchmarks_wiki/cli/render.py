@@ -141,7 +141,6 @@ FOLLOW_FOR = 600
 
 
 def outcome(outcome, follow_command: str, path=None) -> str:
-    """What sending a post did, its link, and the command that follows the replies to it."""
     published = outcome.published
     if published is None:
         return OUTCOMES["receipt_damaged"].format(path=line(path))

@@ -42,7 +42,6 @@ def top_level_paths(root: Path) -> List[str]:
 
 
 def skill_files() -> List[SkillFile]:
-    """Every file of the skill with its bytes and mode, sorted by path."""
     # The checkout (or unpacked skill) around the package first, so that an editable install
     # uses what is being edited; else the bundle.
     for root in (PACKAGE.parent.parent, PACKAGE / BUNDLED):
@@ -71,7 +70,6 @@ def skill_version(text: str) -> Optional[str]:
 
 
 def _folder_to_write(given) -> Path:
-    """The folder to write in, as an absolute path; a file in its place is refused."""
     folder = Path(given).expanduser().absolute()
     if folder.exists() and not folder.is_dir():
         raise fail("not_a_folder", path=folder)
@@ -79,8 +77,7 @@ def _folder_to_write(given) -> Path:
 
 
 def install(dest, force: bool = False) -> tuple:
-    """Install the skill as ``dest/benchmarks-wiki``: its folder and a line saying what happened. The
-    same skill already there is left alone; any other is replaced only with ``force``."""
+    """Install the skill as ``dest/benchmarks-wiki``: its folder, and a line saying what happened."""
     files = skill_files()
     version = skill_version(next(item for item in files if item.path == INSTRUCTIONS).data.decode("utf-8"))
     folder = _folder_to_write(dest) / NAME

@@ -1,10 +1,6 @@
 """The one table of commands, from which each program's parser, help, shell completion and the
-command reference are written.
-
-``scripts/draw.py`` shows only the commands that read, ``scripts/post.py`` only ``post`` and
-``scripts/follow.py`` only ``follow``, so that an agent can be allowed to read without being
-allowed to write; only ``benchmarks-wiki`` shows the setup commands, for the person installing.
-"""
+command reference are written. Each script shows only its own commands (draw.py those that read),
+so that an agent can be allowed to read without being allowed to write."""
 
 import argparse
 import difflib
@@ -23,7 +19,6 @@ from .messages import USAGE
 from .safe import line, shell_word
 
 READ, WRITE, WAIT, SETUP = "read", "write", "wait", "setup"
-# What each kind of error exits with; besides errors, interrupted (130) and a failure of the program itself (70).
 EXIT_CODES = {errors.ApiError: 1, errors.ValidationError: 2, errors.TransportError: 3, errors.LocalError: 4}
 EXIT_INTERRUPTED, EXIT_UNEXPECTED = 130, 70
 DEFAULT_LIST_LIMIT = 20
@@ -38,7 +33,7 @@ def exit_code(error: errors.BenchmarksWikiError) -> int:
 # command that shows what does exist, suggested when the portal answers 404; ``check`` refuses
 # combinations of arguments argparse alone cannot; ``actions`` are sub-commands, each with its own ``run``.
 Command = namedtuple("Command", "name group summary run arguments example prints when_missing check actions",
-                     defaults=((), "", "", (), None, ()))
+                     defaults=((), "", "", "", None, ()))
 # ``range`` (a rules.Range) is said in the help, and checked by the library, which every value reaches.
 Argument = namedtuple("Argument", "flags options")
 
@@ -86,11 +81,6 @@ def check_follow(refuse, args) -> None:
 # Named in full rather than guessed: each agent reads its own folder, and only the person
 # installing knows which agent, and whether for one project or for every one.
 SKILL_FOLDERS = "~/.claude/skills, .claude/skills in a project, ~/.codex/skills, or .agents/skills"
-
-
-def check_install(refuse, args) -> None:
-    if args.dest is None:
-        refuse("skill_install_needs_dest", folders=SKILL_FOLDERS)
 
 
 _LIMIT = arg("--limit", type=int, range=rules.LIMIT, default=DEFAULT_LIST_LIMIT, metavar="N", help="show at most N")
@@ -141,7 +131,7 @@ COMMANDS = (
              arg("--count", type=int, range=rules.COUNT, default=1, metavar="N", help="draw N distinct problems"),
              arg("--seed", type=int, metavar="N", help="make the draw reproducible with this seed")),
             "gsm8k", "the problem: benchmark / key, task_id, revision, each field, whether a reference answer "
-            "exists (never the answer), and the command that previews a post on it", ("benchmarks",)),
+            "exists (never the answer), and the command that previews a post on it", "benchmarks"),
     Command("stats", READ, "how many public problems there are", "reading.run_stats", (), "",
             "one line: problems, benchmarks with problems, benchmarks catalogued, posts, and when"),
     Command("benchmarks", READ, "every benchmark, introduction-only ones included", "reading.run_benchmarks", (),
@@ -149,15 +139,15 @@ COMMANDS = (
     Command("benchmark", READ, "one benchmark: metric, licence, citation, related entries", "reading.run_benchmark",
             (arg("slug", metavar="SLUG", help="the benchmark, as benchmarks lists it"),), "gsm8k",
             "the benchmark's name, problems, metric, license, source, url, related entries, description "
-            "and citation", ("benchmarks",)),
+            "and citation", "benchmarks"),
     Command("tasks", READ, "a benchmark's public problems, in order", "reading.run_tasks",
             (arg("slug", metavar="SLUG", help="the benchmark"),
              arg("--split", help="only this split (the benchmark lists its splits)"), _LIMIT),
-            "gsm8k --limit 5", "a line a problem: task_id, split, the start of its question", ("benchmarks",)),
+            "gsm8k --limit 5", "a line a problem: task_id, split, the start of its question", "benchmarks"),
     Command("task", READ, "one problem", "reading.run_task",
             (arg("task_id", metavar="TASK_ID", help="the problem, as try, tasks or a thread names it"),
              arg("--markdown", action="store_true", help="the problem as the portal's Markdown, as it is")),
-            "TASK_ID", "the problem, as try prints it", ("try",)),
+            "TASK_ID", "the problem, as try prints it", "try"),
     Command("catalog", READ, "the complete catalogue", "reading.run_catalog", (), "",
             "the stats line, then a line a benchmark"),
     Command("search", READ, "search the portal", "reading.run_search",
@@ -166,19 +156,18 @@ COMMANDS = (
             "'chain of thought' --list", "the portal's HTML page, as it is; with --list, a result a line"),
     Command("threads", READ, "discussions, newest activity first", "reading.run_threads",
             (arg("--task", dest="task_id", metavar="TASK_ID", help="only those on this problem"), _LIMIT),
-            "--task TASK_ID", "a line a thread: thread_id, posts, last activity, title", ("try",)),
+            "--task TASK_ID", "a line a thread: thread_id, posts, last activity, title", "try"),
     Command("thread", READ, "one discussion with all its posts", "reading.run_thread",
             (arg("thread_id", metavar="THREAD_ID", help="the discussion, as threads lists it"),), "THREAD_ID",
             "the thread's id, title, task and link, then each post: post_id, time, claims, kind, the post "
-            "it replies to, and its text", ("threads",)),
+            "it replies to, and its text", "threads"),
     Command("activity", READ, "posts across the site, newest first", "reading.run_activity",
             (arg("--since", metavar="TIME", help=f"only posts at or after TIME: {TIMES}"), _LIMIT),
             "--since 2026-01-01 --limit 5", "each post as thread prints it, with its thread_id"),
     Command("journal", READ, "this machine's draws, drafts waiting and published posts", "reading.run_journal",
             (arg("--pending", action="store_true",
                  help="every draft not yet sent, in full, with the command that publishes it"),
-             arg("--limit", type=int, range=rules.LIMIT, default=DEFAULT_LIST_LIMIT, metavar="N",
-                 help="show the newest N entries"),
+             arg(*_LIMIT.flags, **{**_LIMIT.options, "help": "show the newest N entries"}),
              arg("--since", metavar="TIME", help=f"every entry made at or after TIME: {TIMES}"),
              arg("--all", action="store_true", help="every entry"),
              arg("--discard", metavar="PATH", help="never send the draft at PATH (a published one is refused)")),
@@ -212,17 +201,17 @@ COMMANDS = (
                  help="seconds between polls"),
              arg("--resume", action="store_true", help="continue after the last post an earlier follow printed")),
             "THREAD_ID --stop-after 600 --max-time 3600", "each new post once, as thread prints it, then why it "
-            "stopped", ("threads",), check_follow),
+            "stopped", "threads", check_follow),
     Command("skill", SETUP, "hand the agent skill over: as an archive, or installed in a skills folder",
             "", actions=(
                 Command("pack", SETUP, f"write the skill as {NAME}.zip", "setting_up.run_pack",
                         (arg("--out", metavar="DIR", help="write the archive in DIR (default: this directory)"),),
                         "--out dist", "the archive's path, size and number of files"),
                 Command("install", SETUP, f"copy the skill into DIR/{NAME}", "setting_up.run_install",
-                        (arg("--dest", metavar="DIR", help=f"the skills folder: {SKILL_FOLDERS}"),
+                        (arg("--dest", metavar="DIR", required=True, help=f"the skills folder: {SKILL_FOLDERS}"),
                          arg("--force", action="store_true", help="replace another version found there")),
                         "--dest ~/.claude/skills", "what was installed or replaced, and the command that checks "
-                        "it works", check=check_install))),
+                        "it works"))),
     # The sandbox's defaults, copied: a command line that merely prints help must not load the
     # sandbox, nor may the sandbox import the client; a test holds the copies equal.
     Command("sandbox", SETUP, "serve an offline portal to rehearse in: nothing posted there is public",
@@ -249,7 +238,6 @@ def flag(command: str, attribute: str) -> str:
 
 
 JOURNAL_HOME = f"{NAME} in $XDG_STATE_HOME, else in ~/.local/state (%LOCALAPPDATA% on Windows)"
-# Options accepted before or after the command.
 COMMON = (
     arg("--json", action="store_true", help="print the portal's own objects, one per line"),
     arg("--origin", metavar="URL", help=f"the portal (default ${ORIGIN_VARIABLE}, else {DEFAULT_ORIGIN})"),
@@ -276,24 +264,18 @@ class View(NamedTuple):
     def single(self) -> Optional[Command]:
         return self.commands[0] if len(self.commands) == 1 else None
 
-    @property
-    def is_skill(self) -> bool:
-        """The bundled scripts an agent runs, rather than the installed command line."""
-        return self.script_of is not None
-
     def words(self, command: Command, parent: Optional[Command] = None) -> list:
         """The words that run ``command`` (an action of ``parent``)."""
         return [self.prog] if self.single else [self.prog, *([parent.name] if parent else []), command.name]
 
     def runner(self, group: str, folder: Optional[str] = None) -> str:
-        """How to run the script of a group in ``folder``, by default the folder of the script run; the
-        setup commands are no script's: the package's, beside the scripts."""
+        """How to run a group's script in ``folder`` (by default the running one's); setup runs the package."""
         folder = os.path.dirname(sys.argv[0]) if folder is None else folder
         return f"python3 {shell_word(os.path.join(folder, self.script_of.get(group, PACKAGE)))}"
 
     def spell(self, name: str, folder: Optional[str] = None) -> str:
         """How to invoke a command from where this one was invoked, or with the scripts in ``folder``."""
-        if not self.is_skill:
+        if self.script_of is None:
             return f"{NAME} {name}"
         command = BY_NAME[name.split()[0]]
         runs_one = command.group in (WRITE, WAIT)  # post.py and follow.py take no command name
@@ -351,6 +333,8 @@ def reworded(view: "View", message: str, choices: tuple = ()) -> str:
     if typed:
         kind = "a whole number" if typed.group(2) == "int" else "a number"
         return USAGE["not_a_number"].format(flag=typed.group(1), kind=kind, value=typed.group(3).strip("'"))
+    if "required: --dest" in message:
+        return USAGE["skill_install_needs_dest"].format(folders=SKILL_FOLDERS)
     if "required: COMMAND" in message or "required: ACTION" in message:
         return USAGE["no_command"].format(commands=", ".join(choices))
     return message
@@ -368,7 +352,6 @@ def refuse_with(who: str, message: str):
 
 
 def explained(argument: Argument) -> str:
-    """What an argument does, with its choices, range and default."""
     options = argument.options
     extra = []
     if options.get("choices"):
