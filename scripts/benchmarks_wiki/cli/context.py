@@ -65,11 +65,11 @@ class Context:
                      folder=render.shell_word(str(journal.folder)))
         return journal
 
-    def record(self, write: str, *arguments):
-        """Run the journal's method ``write``, if kept; a failure never stops the command: its work is done."""
+    def record(self, write: Callable):
+        """``write(journal)``, if one is kept; a failure never stops the command: its work is done."""
         if self.journal and not self._journal_failed:
             try:
-                return getattr(self.journal, write)(*arguments)
+                return write(self.journal)
             except OSError as error:
                 self.journal_failed(error)
         return None

@@ -31,12 +31,12 @@ def run_follow(ctx: Context, args) -> None:
     else:
         following = ctx.client.inbox(threads, **options)
     following.start()
-    ctx.record("save_follow_mark", threads, following.mark)
+    ctx.record(lambda journal: journal.save_follow_mark(threads, following.mark))
     for post in following:
         ctx.show(post, lambda item: render.post(item, with_thread=len(threads) > 1,
                                                 replying_to_own=item.reply_to in own) + "\n")
-        ctx.record("record_posts", (post,))
-        ctx.record("save_follow_mark", threads, following.mark)
+        ctx.record(lambda journal: journal.record_posts((post,)))
+        ctx.record(lambda journal: journal.save_follow_mark(threads, following.mark))
     if following.stopped == MAX_TIME:
         ctx.say("stopped_in_all", seconds=args.max_time)
     else:

@@ -44,7 +44,7 @@ def run_post(ctx: Context, args) -> Optional[int]:
         # Kept under what makes it the same post, so that the same command run again never posts twice;
         # a nonce given names one request: the same post under another nonce is another.
         derived = prepared.same_post_key + (f":{prepared.nonce}" if args.nonce else "")
-        draft = ctx.record("keep", prepared, derived)
+        draft = ctx.record(lambda journal: journal.keep(prepared, derived))
     else:
         draft = journal.keep(prepared, args.key)
     publish = publish_command(ctx, [draft.path] if draft else None, prepared)
@@ -133,7 +133,7 @@ def publish_and_say(ctx: Context, item, again: str, resend: bool = False) -> tup
         ctx.note(f"{ctx.view.prog}: error: {render.line(error.summary())}; {post_advice(ctx, error, again)}")
         return exit_code(error), error.outcome_unknown, None
     if outcome.published:
-        ctx.record("record_posts", (outcome.published.post,), True)
+        ctx.record(lambda journal: journal.record_posts((outcome.published.post,), True))
     if outcome.receipt_error is not None:
         ctx.journal_failed(outcome.receipt_error)
         ctx.say("no_receipt", path=path)

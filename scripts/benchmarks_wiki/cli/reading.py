@@ -46,7 +46,7 @@ def run_try(ctx: Context, args) -> None:
 
 
 def show_drawn(ctx: Context, task, notes: str = NOTES_FILE) -> None:
-    ctx.record("record_draw", task)
+    ctx.record(lambda journal: journal.record_draw(task))
     # The claims a post would make, as the client takes them from the environment.
     client = ctx.client
     claims = "".join(f" {FLAGS[name]} {render.shell_word(value)}"
@@ -105,7 +105,7 @@ def run_threads(ctx: Context, args) -> None:
 
 def run_thread(ctx: Context, args) -> None:
     thread = ctx.client.thread(args.thread_id)
-    ctx.record("record_posts", thread.posts)
+    ctx.record(lambda journal: journal.record_posts(thread.posts))
     ctx.show(thread, render.thread)
 
 
