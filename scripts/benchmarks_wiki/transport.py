@@ -78,13 +78,17 @@ def parse_origin(text: str) -> Origin:
 
 @dataclass(frozen=True)
 class Request:
-    """One GET, exactly as it will be sent, its parameters in order."""
+    """One GET, exactly as it will be sent, its parameters in order; a write goes to an https:// origin only."""
 
     origin: str
     path: str
     params: tuple = ()
     write: bool = False
     headers: tuple = field(default=(), compare=False)
+
+    def __post_init__(self):
+        if self.write and not self.origin.startswith("https://"):
+            raise fail("https_required", origin=self.origin)
 
     @property
     def url(self) -> str:
@@ -359,7 +363,6 @@ class Sender:
 
     def exchange(self, request: Request, headers: Optional[Mapping] = None) -> Response:
         """Send ``request``; a write is never redirected: that would resend its nonce elsewhere."""
-        _require_https(request)
         compressed = {} if request.write else READ_HEADERS
         sent = replace(request, headers=tuple({**self._headers, "Accept": "application/json", **compressed,
                                                **(headers or {})}.items()))
@@ -630,15 +633,9 @@ def request_to(origin: str, path: str, params: Optional[Mapping] = None, *, writ
     size = len(built.url.encode("utf-8"))
     if size > MAX_URL_BYTES:
         raise fail("url_too_large", size=size, limit=MAX_URL_BYTES)
-    _require_https(built)
     if write:
         proxy_for(target)
     return built
-
-
-def _require_https(request: Request) -> None:
-    if request.write and not request.origin.startswith("https://"):
-        raise fail("https_required", origin=request.origin)
 
 
 def too_large(status: int, size: int, write: bool, inflated: bool = False) -> BenchmarksWikiError:
