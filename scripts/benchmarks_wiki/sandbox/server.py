@@ -1,6 +1,7 @@
 """The running portal: :class:`Portal` (lifecycle, connections, errors), the threaded
 HTTPS server underneath it, and :func:`serve`, which runs one for a person."""
 
+import contextlib
 import datetime as _dt
 import gzip
 import http.server
@@ -80,10 +81,8 @@ class _Server(http.server.ThreadingHTTPServer):
         for sock in live:
             # Each one's thread sees its stream end and closes it. A plain socket call, which
             # leaves alone a TLS object that its thread may be reading.
-            try:
+            with contextlib.suppress(OSError):
                 socket.socket.shutdown(sock, socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], OSError):
