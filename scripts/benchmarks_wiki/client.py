@@ -2,7 +2,6 @@
 
 import os
 import random
-import ssl
 import time
 from itertools import islice
 from typing import Any, Callable, Container, Iterable, Iterator, Optional, Sequence, Union
@@ -15,7 +14,7 @@ from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, sear
 from .journal import Draft
 from .publishing import Outcome, PreparedPost, prepared_post, publish_request
 from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag, check_settings,
+                    LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag,
                     check_task_id, check_text, check_thread_id, check_timestamp, check_type, origin_setting)
 from .transport import HTTPTransport, RetryPolicy, Sender
 
@@ -39,9 +38,7 @@ class Client:
         # A claim is checked when a post is made, so that a bad default never stops a read.
         self.agent_name = agent_name if agent_name is not None else env.get(AGENT_NAME_VARIABLE) or None
         self.model = model if model is not None else env.get(MODEL_VARIABLE) or None
-        check_settings(timeout, retries)
         check_type(headers, dict, "headers", "a dict")
-        check_type(ssl_context, ssl.SSLContext, "ssl_context", "an ssl.SSLContext")
         if transport is not None and not callable(getattr(transport, "handle", None)):
             raise fail("not_of_type", what="transport", expected="a transport (with handle())",
                        type=type(transport).__name__)

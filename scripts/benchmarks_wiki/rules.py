@@ -61,12 +61,6 @@ INTERVAL = Range(0.1, 3600, whole=False)
 WAIT = Range(0.1, 7 * 86400, whole=False)
 
 
-def check_settings(timeout, retries) -> None:
-    """The settings every client takes, refused alike by the library and the command line."""
-    TIMEOUT.check(timeout, "timeout")
-    RETRIES.check(retries, "retries")
-
-
 # How long the portal keeps a nonce (reference/http.md, Replays): a draft sent again after
 # this may post twice.
 NONCE_KEPT_HOURS = 24

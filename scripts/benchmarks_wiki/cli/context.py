@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 from .. import PACKAGE
 from ..errors import BenchmarksWikiError
-from ..rules import check_settings
+from ..rules import RETRIES, TIMEOUT
 from . import render
 from .messages import NOTES, remedy
 
@@ -16,7 +16,8 @@ class Context:
     """One run of one command: its arguments, its program, and what it opens on first use."""
 
     def __init__(self, args, view, client_options: dict):
-        check_settings(args.timeout, args.retries)  # before anything is read or written
+        TIMEOUT.check(args.timeout, "timeout")  # before anything is read or written
+        RETRIES.check(args.retries, "retries")
         self.args = args
         self.view = view
         self._client_options = {"sleep": self._sleep, **client_options}
