@@ -19,7 +19,6 @@ class BenchmarksWikiError(Exception):
         # Whether the request that failed was a publish: only a write can leave a post behind.
         self.write = write
         self.attempts = attempts
-        # For a publish: whether the post may have been recorded although this was raised.
         self.outcome_unknown = write and self._may_have_posted
         if self.outcome_unknown:
             wait = facts.get("wait")
