@@ -124,8 +124,7 @@ class Client:
         catalogue = response.json()
         if not (isinstance(catalogue, dict) and isinstance(catalogue.get("benchmarks"), list)
                 and isinstance(catalogue.get("stats"), dict)):
-            raise unreadable(response.status, response.route, "the catalogue is not an object with "
-                             "stats and a list of benchmarks")
+            raise unreadable(response, "the catalogue is not an object with stats and a list of benchmarks")
         etag = response.headers.get("ETag")
         self._catalog = (etag, catalogue) if etag else None
         return catalogue
@@ -271,27 +270,27 @@ class Client:
             response = self._sender.get(path, params)
             page = response.json()
             if not isinstance(page, dict) or not isinstance(page.get(key), list):
-                raise unreadable(response.status, response.route, f"the answer has no list of {key}")
+                raise unreadable(response, f"the answer has no list of {key}")
             items = page[key]
             if len(items) > params["limit"]:
-                raise unreadable(response.status, response.route, f"{len(items)} {key} on a page of {params['limit']}")
+                raise unreadable(response, f"{len(items)} {key} on a page of {params['limit']}")
             yield page, response, items
             given += len(items)
             cursor = page.get("next_cursor")
             if cursor is not None and not (isinstance(cursor, str) and cursor.isprintable() and cursor.isascii()):
-                raise unreadable(response.status, response.route, "next_cursor is not printable ASCII text")
+                raise unreadable(response, "next_cursor is not printable ASCII text")
             if not cursor or (limit is not None and given >= limit):
                 return
             if cursor in cursors:
-                raise unreadable(response.status, response.route, "a next_cursor given before: the list never ends")
+                raise unreadable(response, "a next_cursor given before: the list never ends")
             cursors.add(cursor)
             params["cursor"] = cursor
-        raise unreadable(response.status, response.route, f"more than {MAX_PAGES} pages")
+        raise unreadable(response, f"more than {MAX_PAGES} pages")
 
 
 def _is_the_one_asked(made, field: str, asked: str, response):
     """``made``, unless its ``field`` is not the id asked for (a task id in any case, as the routes take it)."""
     value = getattr(made, field)
     if value != asked and not (field == "task_id" and value.lower() == asked.lower()):
-        raise unreadable(response.status, response.route, f"asked for {field} {asked!r}, the answer is for {value!r}")
+        raise unreadable(response, f"asked for {field} {asked!r}, the answer is for {value!r}")
     return made

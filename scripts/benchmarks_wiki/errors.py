@@ -277,5 +277,6 @@ def fail(reason: str, **facts) -> BenchmarksWikiError:
     return MESSAGES[reason].kind(reason, **facts)
 
 
-def unreadable(status: int, route: str, problem: str, write: bool = False) -> BenchmarksWikiError:
-    return fail("unreadable", status=status, code="malformed_answer", route=route, problem=problem, write=write)
+def unreadable(response, problem: str) -> BenchmarksWikiError:
+    return fail("unreadable", status=response.status, code="malformed_answer", route=response.route, problem=problem,
+                write=response.write)

@@ -6,7 +6,7 @@ from __future__ import annotations  # from_raw reads each field's type as its te
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Optional
 
-from .errors import unreadable
+from .errors import fail, unreadable
 from .rules import is_a
 
 # The JSON types each declared type is read from, compared exactly, so that true is never
@@ -51,8 +51,8 @@ def parse(model, raw, response=None, route: str = "the portal", **given):
         return model.from_raw(raw, **given)
     except ValueError as error:
         if response is None:
-            raise unreadable(200, route, str(error)) from None
-        raise unreadable(response.status, response.route, str(error), response.write) from None
+            raise fail("unreadable", status=200, code="malformed_answer", route=route, problem=str(error)) from None
+        raise unreadable(response, str(error)) from None
 
 
 @dataclass(frozen=True)
