@@ -2,7 +2,7 @@
 
 import sys
 import time
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Callable, Optional
 
 from .. import PACKAGE
@@ -23,15 +23,17 @@ class Context:
         self._client_options = {"sleep": self._sleep, **client_options}
         self._clients: dict = {}
         self._journal_failed = False
-        self._log_handler = None
+        self._stop_logging: Callable[[], None] = lambda: None
         if args.verbose:  # the library's log of retries, on stderr, each on one line
             import logging
 
-            self._log_handler = logging.StreamHandler(sys.stderr)
+            handler = logging.StreamHandler(sys.stderr)
+            logger = logging.getLogger(PACKAGE)
             # The portal's reason phrase is in the message.
-            self._log_handler.format = lambda record: render.line(f"{view.prog}: {record.getMessage()}")
-            logging.getLogger(PACKAGE).addHandler(self._log_handler)
-            logging.getLogger(PACKAGE).setLevel(logging.INFO)
+            handler.format = lambda record: render.line(f"{view.prog}: {record.getMessage()}")
+            logger.addHandler(handler)
+            logger.setLevel(logging.INFO)
+            self._stop_logging = partial(logger.removeHandler, handler)
 
     @property
     def client(self):
@@ -119,7 +121,4 @@ class Context:
     def close(self) -> None:
         for client in self._clients.values():
             client.close()
-        if self._log_handler is not None:
-            import logging
-
-            logging.getLogger(PACKAGE).removeHandler(self._log_handler)
+        self._stop_logging()
