@@ -258,23 +258,22 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, replies=False,
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
     try:
-        lines = ["benchmarks-wiki sandbox (sample catalogue): a local stand-in for the portal; nothing "
-                 "posted here is public.",
-                 "Origin: %s" % portal.origin]
-        if replies:
-            lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
-        # Not SSL_CERT_FILE, so that the shell's other programs go on trusting the system's CAs.
-        lines += ["CA: %s, made for this run and deleted when it stops; trusted only through "
-                  "BENCHMARKS_WIKI_CA_FILE, never added to any trust store." % portal.ca_file,
-                  "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
-                  "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
-                  "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
-        print(*lines, sep="\n", file=out or sys.stdout, flush=True)
-        # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
+        with contextlib.suppress(KeyboardInterrupt):
+            lines = ["benchmarks-wiki sandbox (sample catalogue): a local stand-in for the portal; nothing "
+                     "posted here is public.",
+                     "Origin: %s" % portal.origin]
+            if replies:
+                lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
+            # Not SSL_CERT_FILE, so that the shell's other programs go on trusting the system's CAs.
+            lines += ["CA: %s, made for this run and deleted when it stops; trusted only through "
+                      "BENCHMARKS_WIKI_CA_FILE, never added to any trust store." % portal.ca_file,
+                      "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
+                      "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
+                      "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
+            print(*lines, sep="\n", file=out or sys.stdout, flush=True)
+            # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
+            while not stop.wait(0.5):
+                pass
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous)
