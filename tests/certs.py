@@ -12,7 +12,7 @@ every portal a test starts, and a client trusting ``CA_FILE`` reaches them all. 
 last until the process ends (subprocesses get ``SSL_CERT_FILE=CA_FILE``), then go.
 """
 
-from benchmarks_wiki.sandbox import Authority
+from benchmarks_wiki.sandbox.certificates import Authority
 
 _authority = _stranger = None
 

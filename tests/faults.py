@@ -36,6 +36,7 @@ from urllib.parse import parse_qsl, urlencode
 import tests.certs
 from benchmarks_wiki import sandbox
 from benchmarks_wiki.sandbox import server
+from benchmarks_wiki.sandbox.catalogue import format_time
 from benchmarks_wiki.sandbox.routes import JSON_TYPE, Refusal, Reply, error_reply, parse_query
 from benchmarks_wiki.sandbox.server import phrase
 
@@ -513,12 +514,12 @@ def large_catalogue(benchmarks=120, tasks=10000, thread_posts=10000):
     if thread_posts and tasks:
         start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
         first = cat.add_post("Opening post of a long thread.", task_id=cat.tasks["big"][0]["task_id"],
-                             agent_name="load-bot", created_at=sandbox.format_time(start))
+                             agent_name="load-bot", created_at=format_time(start))
         # Fixed-width numbers keep every post the same size wherever it sits.
         for i in range(1, thread_posts):
             moment = start + datetime.timedelta(seconds=30 * i)
             cat.add_post("Post %06d of the long thread." % i, thread_id=first["thread_id"],
-                         agent_name="load-bot", created_at=sandbox.format_time(moment))
+                         agent_name="load-bot", created_at=format_time(moment))
     return cat
 
 

@@ -192,7 +192,7 @@ def test_the_curve_is_p256():
 
 
 def test_a_key_signs_as_ecdsa_with_sha256():
-    key = certificates.EcKey(secret=0xC0FFEE)
+    key = certificates.EcKey()
     signature = key.sign(b"message")
     assert signature[0] == 0x30 and signature[2] == 0x02
     size = signature[3]

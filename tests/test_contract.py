@@ -7,7 +7,8 @@ import ssl
 import pytest
 
 from benchmarks_wiki import rules
-from benchmarks_wiki.sandbox import SAMPLE_THREAD_ID, Catalogue, routes
+from benchmarks_wiki.sandbox import Catalogue, routes
+from benchmarks_wiki.sandbox.catalogue import SAMPLE_THREAD_ID
 from tests.certs import CA_FILE
 from tests.conftest import ROOT
 

@@ -10,7 +10,8 @@ import pytest
 from benchmarks_wiki import cli
 from benchmarks_wiki.cli.setting_up import bash, fish, zsh
 from benchmarks_wiki.cli.table import COMMANDS, VIEWS
-from benchmarks_wiki.sandbox import SAMPLE_THREAD_ID, Catalogue
+from benchmarks_wiki.sandbox import Catalogue
+from benchmarks_wiki.sandbox.catalogue import SAMPLE_THREAD_ID
 from tests.certs import CA_FILE
 
 EVERY = [(view, command, parent) for view in VIEWS.values() for parent in view.commands

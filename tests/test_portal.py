@@ -20,9 +20,9 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.certs import CA_FILE
-from benchmarks_wiki.sandbox import (SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS, SAMPLE_SECOND_THREAD_ID,
-                                     SAMPLE_THREAD_ID, format_time, parse_time, serve,
-                                     task_id_for)
+from benchmarks_wiki.sandbox import serve
+from benchmarks_wiki.sandbox.catalogue import (SAMPLE_POST_IDS, SAMPLE_SECOND_POST_IDS, SAMPLE_SECOND_THREAD_ID,
+                                               SAMPLE_THREAD_ID, format_time, parse_time, task_id_for)
 from tests.conftest import ROOT, interruptible, script_env, wait_for
 from tests import faults
 from tests.faults import Portal

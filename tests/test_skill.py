@@ -9,7 +9,8 @@ import yaml
 
 from benchmarks_wiki import new_nonce
 from tests.conftest import ROOT, script_env
-from benchmarks_wiki.sandbox import SAMPLE_POST_IDS, SAMPLE_THREAD_ID, Catalogue
+from benchmarks_wiki.sandbox import Catalogue
+from benchmarks_wiki.sandbox.catalogue import SAMPLE_POST_IDS, SAMPLE_THREAD_ID
 from tests.faults import Portal
 
 ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}

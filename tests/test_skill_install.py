@@ -431,17 +431,22 @@ def run_steps(steps, env, folder, seen):
 
 
 def test_the_old_skill_goes_whatever_it_was_and_a_link_leaves_its_target(tmp_path):
-    from benchmarks_wiki.cli.setting_up import _discard
+    from benchmarks_wiki.cli.setting_up import install
 
     target = tmp_path / "kept"
     (target / "inner").mkdir(parents=True)
-    folder, link, file = tmp_path / "folder", tmp_path / "link", tmp_path / "file"
-    (folder / "inner").mkdir(parents=True)
-    link.symlink_to(target, target_is_directory=True)
-    file.write_text("old", encoding="utf-8")
-    for old in (folder, link, file):
-        _discard(old)
-        assert not os.path.lexists(old)
+    for kind in ("folder", "link", "file"):
+        old = tmp_path / kind / "benchmarks-wiki"
+        old.parent.mkdir()
+        if kind == "folder":
+            (old / "inner").mkdir(parents=True)
+        elif kind == "link":
+            old.symlink_to(target, target_is_directory=True)
+        else:
+            old.write_text("old", encoding="utf-8")
+        folder, _ = install(old.parent, force=True)
+        assert (folder / "SKILL.md").is_file() and not folder.is_symlink()
+        assert [path.name for path in old.parent.iterdir()] == ["benchmarks-wiki"]
     assert (target / "inner").is_dir()
 
 

@@ -2,7 +2,6 @@
 
 import os
 import random
-import ssl
 import time
 from itertools import islice
 from typing import Any, Callable, Container, Iterable, Iterator, Optional, Sequence, Union
@@ -15,7 +14,7 @@ from .models import Benchmark, Post, Published, Stats, Task, Thread, parse, sear
 from .journal import Draft
 from .publishing import Outcome, PreparedPost, prepared_post, publish_request
 from .rules import (COUNT, DEFAULT_INTERVAL, DEFAULT_POOL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GIVEN,
-                    LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag, check_settings,
+                    LIMIT, MAX_PAGES, PAGE_SIZE, POOL, REVISION_SOURCES, check_flag,
                     check_task_id, check_text, check_thread_id, check_timestamp, check_type, origin_setting)
 from .transport import HTTPTransport, RetryPolicy, Sender
 
@@ -39,9 +38,7 @@ class Client:
         # A claim is checked when a post is made, so that a bad default never stops a read.
         self.agent_name = agent_name if agent_name is not None else env.get(AGENT_NAME_VARIABLE) or None
         self.model = model if model is not None else env.get(MODEL_VARIABLE) or None
-        check_settings(timeout, retries)
         check_type(headers, dict, "headers", "a dict")
-        check_type(ssl_context, ssl.SSLContext, "ssl_context", "an ssl.SSLContext")
         if transport is not None and not callable(getattr(transport, "handle", None)):
             raise fail("not_of_type", what="transport", expected="a transport (with handle())",
                        type=type(transport).__name__)
@@ -127,8 +124,7 @@ class Client:
         catalogue = response.json()
         if not (isinstance(catalogue, dict) and isinstance(catalogue.get("benchmarks"), list)
                 and isinstance(catalogue.get("stats"), dict)):
-            raise unreadable(response.status, response.route, "the catalogue is not an object with "
-                             "stats and a list of benchmarks")
+            raise unreadable(response, "the catalogue is not an object with stats and a list of benchmarks")
         etag = response.headers.get("ETag")
         self._catalog = (etag, catalogue) if etag else None
         return catalogue
@@ -274,27 +270,27 @@ class Client:
             response = self._sender.get(path, params)
             page = response.json()
             if not isinstance(page, dict) or not isinstance(page.get(key), list):
-                raise unreadable(response.status, response.route, f"the answer has no list of {key}")
+                raise unreadable(response, f"the answer has no list of {key}")
             items = page[key]
             if len(items) > params["limit"]:
-                raise unreadable(response.status, response.route, f"{len(items)} {key} on a page of {params['limit']}")
+                raise unreadable(response, f"{len(items)} {key} on a page of {params['limit']}")
             yield page, response, items
             given += len(items)
             cursor = page.get("next_cursor")
             if cursor is not None and not (isinstance(cursor, str) and cursor.isprintable() and cursor.isascii()):
-                raise unreadable(response.status, response.route, "next_cursor is not printable ASCII text")
+                raise unreadable(response, "next_cursor is not printable ASCII text")
             if not cursor or (limit is not None and given >= limit):
                 return
             if cursor in cursors:
-                raise unreadable(response.status, response.route, "a next_cursor given before: the list never ends")
+                raise unreadable(response, "a next_cursor given before: the list never ends")
             cursors.add(cursor)
             params["cursor"] = cursor
-        raise unreadable(response.status, response.route, f"more than {MAX_PAGES} pages")
+        raise unreadable(response, f"more than {MAX_PAGES} pages")
 
 
 def _is_the_one_asked(made, field: str, asked: str, response):
     """``made``, unless its ``field`` is not the id asked for (a task id in any case, as the routes take it)."""
     value = getattr(made, field)
     if value != asked and not (field == "task_id" and value.lower() == asked.lower()):
-        raise unreadable(response.status, response.route, f"asked for {field} {asked!r}, the answer is for {value!r}")
+        raise unreadable(response, f"asked for {field} {asked!r}, the answer is for {value!r}")
     return made

@@ -19,7 +19,6 @@ class BenchmarksWikiError(Exception):
         # Whether the request that failed was a publish: only a write can leave a post behind.
         self.write = write
         self.attempts = attempts
-        # For a publish: whether the post may have been recorded although this was raised.
         self.outcome_unknown = write and self._may_have_posted
         if self.outcome_unknown:
             wait = facts.get("wait")
@@ -278,5 +277,6 @@ def fail(reason: str, **facts) -> BenchmarksWikiError:
     return MESSAGES[reason].kind(reason, **facts)
 
 
-def unreadable(status: int, route: str, problem: str, write: bool = False) -> BenchmarksWikiError:
-    return fail("unreadable", status=status, code="malformed_answer", route=route, problem=problem, write=write)
+def unreadable(response, problem: str) -> BenchmarksWikiError:
+    return fail("unreadable", status=response.status, code="malformed_answer", route=response.route, problem=problem,
+                write=response.write)

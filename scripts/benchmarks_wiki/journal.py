@@ -202,9 +202,6 @@ class Journal:
             if not draft.outcome_file():
                 yield draft
 
-    def waiting_for(self, place: tuple) -> Optional["Draft"]:
-        return next((draft for draft in self.pending() if draft.post.destination == place), None)
-
     def discard(self, path: Union[str, os.PathLike]) -> "Draft":
         """Mark a draft so that it is never sent; refused for a draft already published."""
         draft = Draft.load(path)

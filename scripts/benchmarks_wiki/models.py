@@ -4,9 +4,9 @@ is read and checked as its class declares it, so that an answer of the wrong sha
 from __future__ import annotations  # from_raw reads each field's type as its text
 
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
-from .errors import unreadable
+from .errors import fail, unreadable
 from .rules import is_a
 
 # The JSON types each declared type is read from, compared exactly, so that true is never
@@ -14,10 +14,12 @@ from .rules import is_a
 _JSON_TYPES = {"str": (str,), "int": (int,), "bool": (bool,), "tuple": (list,), "Any": (dict, str), "dict": (dict,)}
 
 
+@dataclass(frozen=True)
 class _FromPortal:
+    raw: dict = field(repr=False, compare=False)
     # Fields that hold an id or a time, by the shape (rules.is_a) each must have: the portal's
     # ids go into printed commands and file names, so an id of any other shape is malformed.
-    _shapes: dict = {}
+    _shapes: ClassVar[dict] = {}
 
     @classmethod
     def from_raw(cls, raw: Any, **given):
@@ -49,8 +51,8 @@ def parse(model, raw, response=None, route: str = "the portal", **given):
         return model.from_raw(raw, **given)
     except ValueError as error:
         if response is None:
-            raise unreadable(200, route, str(error)) from None
-        raise unreadable(response.status, response.route, str(error), response.write) from None
+            raise fail("unreadable", status=200, code="malformed_answer", route=route, problem=str(error)) from None
+        raise unreadable(response, str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,6 @@ class Stats(_FromPortal):
     benchmarks_with_problems: int
     posts: int
     generated_at: Optional[str]
-    raw: dict = field(repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,6 @@ class Benchmark(_FromPortal):
     citation: Optional[str]
     related: Optional[tuple]
     source: Optional[str]
-    raw: dict = field(repr=False, compare=False)
     _shapes = {"slug": "benchmark slug"}
 
     def __post_init__(self):
@@ -97,7 +97,6 @@ class Task(_FromPortal):
     answer: Optional[str]
     source: Optional[str]
     url: Optional[str]
-    raw: dict = field(repr=False, compare=False)
     _shapes = {"task_id": "task id", "benchmark": "benchmark slug"}
 
     @property
@@ -120,7 +119,6 @@ class Post(_FromPortal):
     revision: Optional[int]
     created_at: str
     public_url: Optional[str]
-    raw: dict = field(repr=False, compare=False)
     # Following asks for the posts since the newest one seen: its time must be one.
     _shapes = {"post_id": "post id", "thread_id": "thread id", "task_id": "task id", "reply_to": "post id",
                "created_at": "timestamp"}
@@ -135,7 +133,6 @@ class Thread(_FromPortal):
     created_at: Optional[str]
     last_post_at: Optional[str]
     public_url: Optional[str]
-    raw: dict = field(repr=False, compare=False)
     posts: tuple = ()
     _shapes = {"thread_id": "thread id", "task_id": "task id"}
 
@@ -146,7 +143,6 @@ class Published(_FromPortal):
 
     created: bool
     post: dict
-    raw: dict = field(repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "post", Post.from_raw(self.post))

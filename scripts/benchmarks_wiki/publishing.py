@@ -8,9 +8,8 @@ from typing import Optional
 
 from .errors import fail
 from .models import Published, parse
-from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, body_size, check, check_claim,
-                    REVISION, check_flag, check_post_id, check_task_id, check_thread_id, default_kind,
-                    destination, normalise_body)
+from .rules import (CONFIRMED, EARLIER, KINDS, NEW, POST_FIELDS, PUBLISH_PATH, REVISION, check, check_claim,
+                    check_flag, check_post_id, check_task_id, check_thread_id, default_kind, normalise_body)
 from .transport import Request, request_to
 
 # How a draft and its receipt write the moment they were made.
@@ -55,7 +54,7 @@ class PreparedPost:
     @property
     def size(self) -> int:
         """Bytes of UTF-8 in the body, of the ``MAX_BODY_BYTES`` allowed."""
-        return body_size(self.body)
+        return len(self.body.encode("utf-8"))
 
     @property
     def revision(self) -> Optional[int]:
@@ -64,7 +63,9 @@ class PreparedPost:
 
     @property
     def destination(self) -> tuple:
-        return destination(self.fields)
+        """Where it goes, most specific first: ("reply to", "p_..."), ("thread", ...) or ("task", ...)."""
+        places = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "task"))
+        return next(((label, self.fields[name]) for name, label in places if self.fields.get(name)), ("nowhere", None))
 
     @property
     def same_post_key(self) -> str:

@@ -61,12 +61,6 @@ INTERVAL = Range(0.1, 3600, whole=False)
 WAIT = Range(0.1, 7 * 86400, whole=False)
 
 
-def check_settings(timeout, retries) -> None:
-    """The settings every client takes, refused alike by the library and the command line."""
-    TIMEOUT.check(timeout, "timeout")
-    RETRIES.check(retries, "retries")
-
-
 # How long the portal keeps a nonce (reference/http.md, Replays): a draft sent again after
 # this may post twice.
 NONCE_KEPT_HOURS = 24
@@ -85,8 +79,6 @@ REVISION_SOURCES = (GIVEN, DRAWN, REPLIED_TO)
 # Where a setting came from when no environment variable named it: given, or the default.
 SETTING_GIVEN, SETTING_DEFAULT = "given", "default"
 
-# Where a post goes, most specific first, with the words that name each destination.
-DESTINATIONS = (("reply_to", "reply to"), ("thread_id", "thread"), ("task_id", "task"))
 # The fields of a post besides its body and nonce, in the order the portal's parameters take.
 POST_FIELDS = ("task_id", "thread_id", "reply_to", "revision", "agent_name", "model", "run_label",
                "kind")
@@ -159,11 +151,6 @@ def check_flag(value, name: str) -> bool:
     return value
 
 
-def body_size(text: str) -> int:
-    """The bytes a body counts against MAX_BODY_BYTES: its UTF-8."""
-    return len(text.encode("utf-8"))
-
-
 def normalise_body(body: str) -> str:
     """The portal's own normalisation: NFC, line breaks to LF, trailing whitespace dropped.
     Done before sending, so that the size measured is the size the portal counts."""
@@ -173,7 +160,7 @@ def normalise_body(body: str) -> str:
     text = unicodedata.normalize("NFC", body).replace("\r\n", "\n").replace("\r", "\n").rstrip()
     if not text:
         raise fail("empty_body")
-    size = body_size(text)
+    size = len(text.encode("utf-8"))
     if size > MAX_BODY_BYTES:
         raise fail("body_too_large", size=size, limit=MAX_BODY_BYTES)
     return text
@@ -200,7 +187,3 @@ def default_kind(label: str) -> str:
     """The kind the portal gives a post sent without one: a result on a problem, else a note."""
     return "result" if label == "task" else "note"
 
-
-def destination(fields: dict) -> tuple:
-    """The label and id of where a post goes: ("reply to", "p_..."), ("thread", ...) or ("task", ...)."""
-    return next(((label, fields[name]) for name, label in DESTINATIONS if fields.get(name)), ("nowhere", None))

@@ -78,13 +78,17 @@ def parse_origin(text: str) -> Origin:
 
 @dataclass(frozen=True)
 class Request:
-    """One GET, exactly as it will be sent, its parameters in order."""
+    """One GET, exactly as it will be sent, its parameters in order; a write goes to an https:// origin only."""
 
     origin: str
     path: str
     params: tuple = ()
     write: bool = False
     headers: tuple = field(default=(), compare=False)
+
+    def __post_init__(self):
+        if self.write and not self.origin.startswith("https://"):
+            raise fail("https_required", origin=self.origin)
 
     @property
     def url(self) -> str:
@@ -155,7 +159,7 @@ class Response:
                 problem = "JSON nested too deep to read"
             else:
                 problem = f"a body that is not JSON ({kind})"
-            raise unreadable(self.status, self.route, problem, self.write) from None
+            raise unreadable(self, problem) from None
 
 
 class NetworkFailure(Exception):
@@ -359,7 +363,6 @@ class Sender:
 
     def exchange(self, request: Request, headers: Optional[Mapping] = None) -> Response:
         """Send ``request``; a write is never redirected: that would resend its nonce elsewhere."""
-        _require_https(request)
         compressed = {} if request.write else READ_HEADERS
         sent = replace(request, headers=tuple({**self._headers, "Accept": "application/json", **compressed,
                                                **(headers or {})}.items()))
@@ -415,8 +418,7 @@ class Sender:
         if encoding == "gzip" and response.body:
             return replace(response, body=_inflate(response))
         if encoding not in ("identity", "gzip"):
-            raise unreadable(response.status, response.route,
-                             f"an answer encoded as {encoding!r}, which was not asked for", request.write)
+            raise unreadable(response, f"an answer encoded as {encoding!r}, which was not asked for")
         return response
 
     def _network_error(self, failure: NetworkFailure, reason: str, attempts: int, lost: int,
@@ -533,12 +535,11 @@ def _inflate(response: Response) -> bytes:
         while not member.eof:
             piece = body[offset:offset + INFLATE_PIECE]
             if not piece:
-                raise unreadable(response.status, response.route, "a gzip body cut short", response.write)
+                raise unreadable(response, "a gzip body cut short")
             try:
                 inflated = member.decompress(piece, MAX_ANSWER_BYTES + 1 - size)
             except zlib.error:
-                raise unreadable(response.status, response.route, "a gzip body that does not inflate",
-                                 response.write) from None
+                raise unreadable(response, "a gzip body that does not inflate") from None
             size += len(inflated)
             if size > MAX_ANSWER_BYTES:
                 raise too_large(response.status, size, response.write, inflated=True)
@@ -546,15 +547,14 @@ def _inflate(response: Response) -> bytes:
             offset += len(piece) - len(member.unused_data)
         if offset >= len(body):
             return b"".join(pieces)
-    raise unreadable(response.status, response.route, f"a gzip body of more than {MAX_GZIP_MEMBERS} members",
-                     response.write)
+    raise unreadable(response, f"a gzip body of more than {MAX_GZIP_MEMBERS} members")
 
 
 def _redirected(response: Response) -> Request:
     write = response.write
     location = (response.headers.get("Location") or "").strip()
     if not location:
-        raise unreadable(response.status, response.route, f"a {response.status} redirect with no Location", write)
+        raise unreadable(response, f"a {response.status} redirect with no Location")
     try:
         target = urljoin(response.url, location)
         parts = urlsplit(target)
@@ -562,8 +562,7 @@ def _redirected(response: Response) -> Request:
         parse_origin(origin)
         target.encode("ascii")
     except (ValueError, ValidationError):
-        raise unreadable(response.status, response.route, f"a redirect to a malformed location {location!r}",
-                         write) from None
+        raise unreadable(response, f"a redirect to a malformed location {location!r}") from None
     # A publish's URL holds its nonce, which anyone holding it could send first: only its
     # origin and path are said.
     shown = f"{origin}{parts.path}" if write else target
@@ -630,15 +629,9 @@ def request_to(origin: str, path: str, params: Optional[Mapping] = None, *, writ
     size = len(built.url.encode("utf-8"))
     if size > MAX_URL_BYTES:
         raise fail("url_too_large", size=size, limit=MAX_URL_BYTES)
-    _require_https(built)
     if write:
         proxy_for(target)
     return built
-
-
-def _require_https(request: Request) -> None:
-    if request.write and not request.origin.startswith("https://"):
-        raise fail("https_required", origin=request.origin)
 
 
 def too_large(status: int, size: int, write: bool, inflated: bool = False) -> BenchmarksWikiError:

@@ -2,12 +2,12 @@
 
 import sys
 import time
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Callable, Optional
 
 from .. import PACKAGE
 from ..errors import BenchmarksWikiError
-from ..rules import check_settings
+from ..rules import RETRIES, TIMEOUT
 from . import render
 from .messages import NOTES, remedy
 
@@ -16,21 +16,24 @@ class Context:
     """One run of one command: its arguments, its program, and what it opens on first use."""
 
     def __init__(self, args, view, client_options: dict):
-        check_settings(args.timeout, args.retries)  # before anything is read or written
+        TIMEOUT.check(args.timeout, "timeout")  # before anything is read or written
+        RETRIES.check(args.retries, "retries")
         self.args = args
         self.view = view
         self._client_options = {"sleep": self._sleep, **client_options}
         self._clients: dict = {}
         self._journal_failed = False
-        self._log_handler = None
+        self._stop_logging: Callable[[], None] = lambda: None
         if args.verbose:  # the library's log of retries, on stderr, each on one line
             import logging
 
-            self._log_handler = logging.StreamHandler(sys.stderr)
+            handler = logging.StreamHandler(sys.stderr)
+            logger = logging.getLogger(PACKAGE)
             # The portal's reason phrase is in the message.
-            self._log_handler.format = lambda record: render.line(f"{view.prog}: {record.getMessage()}")
-            logging.getLogger(PACKAGE).addHandler(self._log_handler)
-            logging.getLogger(PACKAGE).setLevel(logging.INFO)
+            handler.format = lambda record: render.line(f"{view.prog}: {record.getMessage()}")
+            logger.addHandler(handler)
+            logger.setLevel(logging.INFO)
+            self._stop_logging = partial(logger.removeHandler, handler)
 
     @property
     def client(self):
@@ -118,7 +121,4 @@ class Context:
     def close(self) -> None:
         for client in self._clients.values():
             client.close()
-        if self._log_handler is not None:
-            import logging
-
-            logging.getLogger(PACKAGE).removeHandler(self._log_handler)
+        self._stop_logging()

@@ -37,11 +37,23 @@ def run_doctor(ctx: Context, args) -> Optional[int]:
 
 
 def settings(args) -> dict:
+    import ssl
+
     from ..journal import located
-    from ..transport import parse_origin, proxy_for
+    from ..transport import ca_file_problem, parse_origin, proxy_for
 
     origin, source = origin_setting(args.origin, os.environ)
-    facts = {"origin": f"{origin} ({came_from(source, '--origin')})", "ca_file": ca_file()}
+    named = next((name for name in CA_VARIABLES if os.environ.get(name)), None)
+    if named:
+        trusted = f"{os.environ[named]} ({came_from(named, named)})"
+    else:
+        paths = ssl.get_default_verify_paths()
+        trusted = f"{paths.cafile or paths.capath} (the system's)"
+    if os.environ.get(CA_FILE_VARIABLE):
+        trusted += f", and {os.environ[CA_FILE_VARIABLE]} ({came_from(CA_FILE_VARIABLE, CA_FILE_VARIABLE)})"
+    problem = ca_file_problem(os.environ)
+    facts = {"origin": f"{origin} ({came_from(source, '--origin')})",
+             "ca_file": f"{trusted}; but {problem}" if problem else trusted}
     try:
         facts["proxy"] = str(proxy_for(parse_origin(origin)) or "none")
     except BenchmarksWikiError as error:
@@ -67,23 +79,6 @@ def came_from(source: str, option: str) -> str:
     if source == SETTING_DEFAULT:
         return "the default"
     return f"from %{source}%" if os.name == "nt" else f"from ${source}"
-
-
-def ca_file() -> str:
-    import ssl
-
-    from ..transport import ca_file_problem
-
-    named = next((name for name in CA_VARIABLES if os.environ.get(name)), None)
-    if named:
-        trusted = f"{os.environ[named]} ({came_from(named, named)})"
-    else:
-        paths = ssl.get_default_verify_paths()
-        trusted = f"{paths.cafile or paths.capath} (the system's)"
-    if os.environ.get(CA_FILE_VARIABLE):
-        trusted += f", and {os.environ[CA_FILE_VARIABLE]} ({came_from(CA_FILE_VARIABLE, CA_FILE_VARIABLE)})"
-    problem = ca_file_problem(os.environ)
-    return f"{trusted}; but {problem}" if problem else trusted
 
 
 def every_route(ctx: Context, lines: dict) -> Optional[BenchmarksWikiError]:

@@ -39,7 +39,9 @@ def run_post(ctx: Context, args) -> Optional[int]:
     journal = ctx.journal
     if args.key is not None and not journal:
         raise fail("journal_off", what="--key")
-    waiting = journal.waiting_for(prepared.destination) if journal and args.preview else None
+    # The draft this one replaces, found before it is kept.
+    pending = journal.pending() if journal and args.preview else []
+    waiting = next((other for other in pending if other.post.destination == prepared.destination), None)
     if args.key is None:
         # Kept under what makes it the same post, so that the same command run again never posts twice;
         # a nonce given names one request: the same post under another nonce is another.

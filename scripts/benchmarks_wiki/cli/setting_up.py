@@ -136,21 +136,17 @@ def _replace_folder(folder: Path, files: List[SkillFile]) -> None:
             except BaseException:
                 os.rename(old, folder)
                 raise
-            _discard(old)
+            # A hidden leftover of the old skill is not worth failing an install that has succeeded.
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    old.unlink()
         else:
             os.rename(staged, folder)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
-
-
-def _discard(old: Path) -> None:
-    """A hidden leftover of the old skill is not worth failing an install that has succeeded."""
-    if old.is_dir() and not old.is_symlink():
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        with contextlib.suppress(OSError):
-            old.unlink()
 
 
 @contextlib.contextmanager

@@ -141,8 +141,8 @@ def multiply(k, point):
 
 
 class EcKey:
-    def __init__(self, secret=None):
-        self.secret = secret or secrets.randbelow(N - 1) + 1
+    def __init__(self):
+        self.secret = secrets.randbelow(N - 1) + 1
         x, y = multiply(self.secret, G)
         self.point = b"\x04" + x.to_bytes(32, "big") + y.to_bytes(32, "big")
 

@@ -1,6 +1,7 @@
 """The running portal: :class:`Portal` (lifecycle, connections, errors), the threaded
 HTTPS server underneath it, and :func:`serve`, which runs one for a person."""
 
+import contextlib
 import datetime as _dt
 import gzip
 import http.server
@@ -80,10 +81,8 @@ class _Server(http.server.ThreadingHTTPServer):
         for sock in live:
             # Each one's thread sees its stream end and closes it. A plain socket call, which
             # leaves alone a TLS object that its thread may be reading.
-            try:
+            with contextlib.suppress(OSError):
                 socket.socket.shutdown(sock, socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], OSError):
@@ -259,23 +258,22 @@ def serve(port=DEFAULT_PORT, host=DEFAULT_HOST, replies=False,
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if main else None
     try:
-        lines = ["benchmarks-wiki sandbox (sample catalogue): a local stand-in for the portal; nothing "
-                 "posted here is public.",
-                 "Origin: %s" % portal.origin]
-        if replies:
-            lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
-        # Not SSL_CERT_FILE, so that the shell's other programs go on trusting the system's CAs.
-        lines += ["CA: %s, made for this run and deleted when it stops; trusted only through "
-                  "BENCHMARKS_WIKI_CA_FILE, never added to any trust store." % portal.ca_file,
-                  "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
-                  "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
-                  "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
-        print(*lines, sep="\n", file=out or sys.stdout, flush=True)
-        # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
+        with contextlib.suppress(KeyboardInterrupt):
+            lines = ["benchmarks-wiki sandbox (sample catalogue): a local stand-in for the portal; nothing "
+                     "posted here is public.",
+                     "Origin: %s" % portal.origin]
+            if replies:
+                lines.append("Replies: checker-bot answers each post after %g s." % reply_after)
+            # Not SSL_CERT_FILE, so that the shell's other programs go on trusting the system's CAs.
+            lines += ["CA: %s, made for this run and deleted when it stops; trusted only through "
+                      "BENCHMARKS_WIKI_CA_FILE, never added to any trust store." % portal.ca_file,
+                      "export BENCHMARKS_WIKI_ORIGIN=%s" % shlex.quote(portal.origin),
+                      "export BENCHMARKS_WIKI_CA_FILE=%s" % shlex.quote(portal.ca_file),
+                      "Paste the two export lines into another shell. Ctrl-C here stops the sandbox."]
+            print(*lines, sep="\n", file=out or sys.stdout, flush=True)
+            # A bounded wait, so that Ctrl-C is seen at once whatever the platform's lock does.
+            while not stop.wait(0.5):
+                pass
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous)
