@@ -401,6 +401,12 @@ def test_a_timeout_out_of_range_is_refused_saying_it_must_be_more_than_zero(time
     assert "more than 0 and at most 600" in str(caught.value)
 
 
+@pytest.mark.parametrize("settings", [{"timeout": 0}, {"ssl_context": "x"}])
+def test_bad_network_settings_are_refused_at_once_even_beside_a_transport_of_ones_own(settings):
+    with pytest.raises(ValidationError):
+        Client("https://portal.test", transport=MockTransport(lambda request: None), **settings)
+
+
 WRONG_TYPES = [
     ("Client(headers=['a'])", lambda client: Client(headers=["a"])),
     ("Client(agent_name=5)", lambda client: Client(agent_name=5)),

@@ -47,8 +47,9 @@ class Client:
                 raise fail("not_of_type", what=name, expected="a function", type=type(value).__name__)
         self._clock = clock
         self._sleep = sleep
-        self._sender = Sender(origin_setting(origin, env)[0],
-                              transport if transport is not None else HTTPTransport(timeout, ssl_context),
+        # Made even when the caller's transport answers: it refuses a bad timeout or context at once.
+        network = HTTPTransport(timeout, ssl_context)
+        self._sender = Sender(origin_setting(origin, env)[0], transport if transport is not None else network,
                               headers=headers, retry=RetryPolicy(retries=retries), sleep=sleep)
         self._catalog: Optional[tuple] = None
         # Whether /threads/{id} has answered on this deployment: a 404 there is then final.
