@@ -237,3 +237,16 @@ def test_a_publish_the_portal_refuses_says_nothing_was_posted(run, portal, clien
 def test_a_finding_after_a_leading_empty_line_is_on_line_two():
     [(what, line, column)] = find_sensitive("\npassword = s3cr3t!x")
     assert (line, column) == (2, 12)
+
+
+def test_a_task_asked_in_capitals_is_the_one_answered_in_small_letters_and_another_is_refused(client):
+    task = next(client.tasks("gsm8k"))
+    for asked, answered in ((task.task_id.upper(), task.task_id), (task.task_id, task.task_id[:-1] + "0")):
+        raw = dict(task.raw, task_id=answered)
+        network, _ = answering(Response(200, json.dumps(raw).encode(), JSON))
+        got = Client("https://portal.test", transport=network)
+        if answered.lower() == asked.lower():
+            assert got.task(asked).task_id == answered
+        else:
+            with pytest.raises(UnreadableAnswer, match="the answer is for"):
+                got.task(asked)

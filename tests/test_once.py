@@ -93,6 +93,13 @@ def test_an_unknown_benchmark_names_the_nearest_slugs(run, portal, argv):
     assert far.returncode == 1 and "did you mean" not in far.stderr
 
 
+def test_an_unknown_benchmark_names_three_nearest_slugs_at_most(run, portal):
+    for slug in ("gsm8a", "gsm8b", "gsm8c"):
+        portal.catalogue.add_benchmark(slug, slug, metric="accuracy", license="MIT")
+    done = run("draw.py", "benchmark", "gsm8")
+    assert done.returncode == 1 and done.stderr.split("did you mean ")[1].split("?")[0].count(" or ") == 2
+
+
 def test_doctor_deep_reads_each_route_once_and_says_each_is_fine(run, portal):
     portal.reset_counters()
     done = run("draw.py", "doctor", "--deep")

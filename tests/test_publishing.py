@@ -203,6 +203,7 @@ def body_of(record, value):
     (lambda record: body_of(record, "token gh" + "p_" + "a1B2" * 9), "a GitHub token"),
     (lambda record: body_of(record, "trailing  "), "a request the checks would not make"),
     (lambda record: record["request"]["params"].append(["admin", "1"]), "not a publish request"),
+    (lambda record: record["request"]["params"].append(["revision", "\u0661"]), "a revision that is not a number"),
     (lambda record: record["request"].update(origin="https://elsewhere.test"), None),
     (lambda record: record["request"].update(origin="http://portal.test"), "writes need HTTPS"),
     (lambda record: record["request"]["params"].insert(1, ["task_id", "../../etc"]), "not a publish request"),
@@ -221,6 +222,13 @@ def test_a_draft_is_checked_again_as_a_post_made_now_would_be(client, portal, ta
             client.send(Draft.load(draft.path))
         assert caught.value.reason == "damaged_draft" and problem in caught.value.message
     assert portal.requests == []
+
+
+def test_more_than_three_findings_are_listed_three_and_counted_after(client, task_id):
+    body = "\n".join(f"from /home/user{n}/run.sh" for n in range(4))
+    with pytest.raises(ValidationError) as caught:
+        client.prepare(body, task_id=task_id)
+    assert caught.value.message.count(" at line ") == 3 and "line 3, column 6 and 1 more" in caught.value.message
 
 
 def test_a_draft_that_waived_the_secret_check_keeps_that_waiver(client, portal, task_id, journal):
