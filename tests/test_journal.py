@@ -7,6 +7,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -830,6 +831,8 @@ def test_a_journal_made_under_umask_022_is_private_to_its_user(run, portal, task
     found = modes(state)
     assert found and all(not mode & 0o077 for mode in found.values()), found
     assert found["."] == 0o700 and found["benchmarks-wiki/secret"] == 0o600
+    # 256 bits behind every draft's code, so that none can be forged by trying.
+    assert re.fullmatch(r"[0-9a-f]{64}", (state / "benchmarks-wiki" / "secret").read_text())
 
 
 def test_a_journal_others_can_read_is_said_once_with_the_command_that_makes_it_private(run, portal, tmp_path):
