@@ -19,6 +19,7 @@ from tests.conftest import ROOT, interruptible, script_env
 from benchmarks_wiki.sandbox import Catalogue
 from tests.faults import Portal
 from tests.proxy import Proxy
+from tests.test_connections import RawServer
 
 
 @pytest.fixture
@@ -503,3 +504,17 @@ def test_a_missing_ssl_cert_file_is_said_in_the_error_and_in_doctor(run, portal,
     assert f"SSL_CERT_FILE names {gone}, which does not exist or cannot be read" in one_line(done.stderr)
     doctor = run("draw.py", "doctor", env=script_env(portal, SSL_CERT_FILE=gone)).stdout
     assert f"ca_file: {gone} (from $SSL_CERT_FILE); but SSL_CERT_FILE names {gone}, which does not exist" in doctor
+
+
+def test_through_a_proxy_a_failed_handshake_is_said_without_a_look_around_it(proxy, monkeypatch, tls, fake_time):
+    # Asking the port directly which scheme it speaks would reach past the proxy the environment names.
+    server = RawServer(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+    monkeypatch.setenv("https_proxy", proxy.url)
+    try:
+        with Client(server.origin.replace("http://", "https://"), ssl_context=tls, retries=0,
+                    sleep=fake_time.sleep) as client:
+            with pytest.raises(TransportError) as caught:
+                client.stats()
+    finally:
+        server.close()
+    assert caught.value.reason == "tls_failed" and [method for method, _, _ in proxy.seen] == ["CONNECT"]
