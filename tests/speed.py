@@ -34,6 +34,7 @@ sys.path[:0] = [ROOT, SCRIPTS]
 
 from benchmarks_wiki import Client  # noqa: E402
 from tests.certs import CA_FILE  # noqa: E402
+from benchmarks_wiki.sandbox import Catalogue  # noqa: E402
 from tests.faults import Portal, large_catalogue  # noqa: E402
 
 try:
