@@ -156,6 +156,9 @@ def test_doctor_says_what_is_in_effect(sandbox_env, capsys, tmp_path):
     assert lines["origin"] == f"{sandbox_env.origin} (from $BENCHMARKS_WIKI_ORIGIN)"
     assert lines["ca_file"] == f"{CA_FILE} (from $SSL_CERT_FILE)" and lines["proxy"] == "none"
     assert lines["journal"] == f"{tmp_path / 'j'} (from --journal; writable)"
+    (tmp_path / "file").write_text("")  # a journal below a file can never be made, whoever runs it
+    code, out, err = run_main(capsys, "draw", "doctor", "--journal", str(tmp_path / "file" / "j"))
+    assert f"{tmp_path / 'file' / 'j'} (from --journal; cannot be written)" in out
     assert lines["portal"].startswith("answered in ") and "problems in" in lines["portal"]
     code, out, err = run_main(capsys, "draw", "doctor", "--json", "--origin", "https://127.0.0.1:9", "--retries", "0")
     assert code == 3 and json.loads(out)["portal"].startswith("no answer: connection refused")
