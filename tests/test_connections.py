@@ -137,7 +137,7 @@ def test_a_proxy_refusal_is_reported_whole_whatever_colons_it_holds(portal, tls,
 def test_a_post_through_a_refusing_proxy_says_nothing_was_posted(run, portal, task_id, refusing_proxy):
     done = run("post.py", "--task", task_id, "--body", "x",
                env=script_env(portal, https_proxy=refusing_proxy.url))
-    assert done.returncode == 3 and "nothing was posted" in done.stderr
+    assert done.returncode == 3 and "nothing was posted" in done.stderr and "then send it with: " in done.stderr
     assert "may or may not" not in done.stderr and portal.published == 0
 
 

@@ -250,3 +250,11 @@ def test_a_task_asked_in_capitals_is_the_one_answered_in_small_letters_and_anoth
         else:
             with pytest.raises(UnreadableAnswer, match="the answer is for"):
                 got.task(asked)
+
+
+@pytest.mark.parametrize("headers, said", [({"Content-Type": "text/html"}, "(text/html)"), ({}, "(no content type)")])
+def test_an_error_answer_that_is_not_json_names_its_content_type(headers, said):
+    network, _ = answering(Response(404, b"<html>gone</html>", headers))
+    with pytest.raises(ApiError) as caught:
+        Client(ORIGIN, transport=network).stats()
+    assert caught.value.code == "http_404" and caught.value.message.endswith(said)
