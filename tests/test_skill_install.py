@@ -39,14 +39,15 @@ def cli(*args, cwd, env=None):
 def expected_paths(root=ROOT):
     """What the skill holds, read from a source tree the way a person would list it: the
     package but the sandbox, the setup commands and the package run as a program, which no
-    script runs."""
+    script runs, and the references but the library's page and the portal's contract."""
     package = root / "scripts" / "benchmarks_wiki"
     left_out = ("sandbox/", "cli/setting_up.py", "__main__.py")
     modules = [f"scripts/benchmarks_wiki/{path.relative_to(package).as_posix()}"
                for path in package.rglob("*.py")
                if "__pycache__" not in path.parts and not path.relative_to(package).as_posix().startswith(left_out)]
     return sorted(["SKILL.md", "LICENSE", "scripts/draw.py", "scripts/post.py", "scripts/follow.py",
-                   *(f"reference/{path.name}" for path in (root / "reference").glob("*.md")), *modules])
+                   *(f"reference/{path.name}" for path in (root / "reference").glob("*.md")
+                     if path.name not in ("python.md", "http.md")), *modules])
 
 
 def tree(folder):

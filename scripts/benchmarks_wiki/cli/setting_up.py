@@ -26,6 +26,9 @@ SCRIPT_PATHS = tuple(f"{SCRIPTS_FOLDER}/{name}" for name in sorted(SCRIPTS.value
 PACKAGE = Path(__file__).resolve().parent.parent
 # What of the package no script runs; the pip package keeps them.
 NOT_IN_THE_SKILL = ("sandbox", "cli/setting_up.py", "__main__.py")
+# The library's page and the portal's contract serve those who program against either; an agent
+# running the scripts needs neither, so the skill leaves them to the repository.
+FOR_PROGRAMMERS = ("python.md", "http.md")
 # The earliest time a zip entry can hold: the same for every build, so that the same source
 # always gives the same bytes, whenever and wherever its files were copied.
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
@@ -36,8 +39,9 @@ SkillFile = namedtuple("SkillFile", "path data mode")  # path: inside the skill 
 
 def top_level_paths(root: Path) -> List[str]:
     """The skill's files outside the package, relative to ``root`` (a checkout or the bundle)."""
+    # glob, unlike a shell, matches hidden names
     documents = sorted(f"{REFERENCE}/{path.name}" for path in (root / REFERENCE).glob("*.md")
-                       if not path.name.startswith("."))  # glob, unlike a shell, matches hidden names
+                       if not path.name.startswith(".") and path.name not in FOR_PROGRAMMERS)
     return ["LICENSE", INSTRUCTIONS, *documents, *SCRIPT_PATHS]
 
 
@@ -169,7 +173,7 @@ def run_pack(ctx: Context, args) -> None:
                 entry = zipfile.ZipInfo(f"{NAME}/{item.path}", date_time=FIXED_TIME)
                 entry.create_system = 3  # Unix, whatever builds it, so that the modes below are read
                 entry.external_attr = (0o100000 | item.mode) << 16  # a regular file with this mode
-                bundle.writestr(entry, item.data, zipfile.ZIP_DEFLATED)
+                bundle.writestr(entry, item.data, zipfile.ZIP_DEFLATED, compresslevel=9)
 
     with _writing(archive):
         archive.parent.mkdir(parents=True, exist_ok=True)
