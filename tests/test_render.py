@@ -75,6 +75,9 @@ def test_each_kind_of_journal_entry():
     named = {"agent_name": "trial-bot", "model": None}
     assert render.journal_entry({**base, "type": "draft", "destination": "task t", "body": "x", "claims": named}) \
         == "2026-12-01T09:00:00Z  draft     /j/drafts/d.json  task t  as name trial-bot, no model  x"
+    # A draft is listed by its first line alone, never by its line breaks escaped.
+    assert render.journal_entry({**base, "type": "draft", "destination": "task t", "body": "Answer: 7\n\nSetup: \x1b"}) \
+        .endswith("as unnamed  Answer: 7")
     assert render.journal_entry({**base, "type": "refused", "refusal": "400 invalid: no"}) \
         == "2026-12-01T09:00:00Z  refused   /j/drafts/d.json  400 invalid: no"
     assert render.journal_entry({**base, "type": "posted", "post_id": "p_1", "public_url": "u", "claims": named}) \

@@ -224,7 +224,9 @@ def journal_entry(entry: dict) -> str:
     if kind == "drawn":
         detail = f"{line(entry.get('benchmark'))} {line(entry.get('task_id'))}"
     elif kind in ("draft", "replaced", "discarded"):
-        detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {claimed}  {line(entry.get('body'))}"
+        # A draft is named by its first line, the title it gives a thread; --pending shows it whole.
+        title = (entry.get("body") or "").split("\n", 1)[0]
+        detail = f"{line(entry.get('path'))}  {line(entry.get('destination'))}  {claimed}  {line(title)}"
     elif kind in ("refused", "damaged"):
         detail = f"{line(entry.get('path'))}  {line(entry.get('refusal' if kind == 'refused' else 'problem'))}"
     else:
