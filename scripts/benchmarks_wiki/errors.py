@@ -242,7 +242,7 @@ MESSAGES = {
     "not_found": Message(NotFound, "{message}", "check the id"),
     "no_such_benchmark": Message(NotFound, "{message}", "the nearest the portal has: {nearest}"),
     "refused": Message(Refused, "{message}"),
-    "busy": Message(Unavailable, "{message}", "the portal is busy or unavailable; try again in a few minutes"),
+    "busy": Message(Unavailable, "{message}", "the portal is busy or unavailable; try again in a minute"),
     "busy_wait": Message(Unavailable, "{message}", "the portal asks to wait {wait:g} s; try again after {when}"),
     "server_error": Message(ApiError, "{message}", "the portal failed; try again later"),
     # the network
