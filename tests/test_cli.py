@@ -248,6 +248,14 @@ def test_post_reply_and_thread(run, client, portal):
     assert [post["body"] for post in merged["posts"]] == ["opening", "a reply", "again"]
 
 
+def test_a_reply_previewed_without_a_journal_is_shown_with_nothing_about_a_thread_read_here(run, client, portal):
+    opening = client.publish("opening", task_id=next(client.tasks("gsm8k")).task_id)
+    done = run("post.py", "--reply-to", opening.post_id, "--body", "a reply", "--no-journal", "--preview")
+    assert done.returncode == 0, done.stderr
+    assert "a reply" in done.stdout and "was not read here" not in done.stdout
+    assert portal.published == 1  # the opening alone: a preview sends nothing
+
+
 @pytest.mark.parametrize("args", [
     ["--task", TASK],
     ["--task", TASK, "--body", "x", "--body-file", "notes.md"],

@@ -229,6 +229,9 @@ def test_more_than_three_findings_are_listed_three_and_counted_after(client, tas
     with pytest.raises(ValidationError) as caught:
         client.prepare(body, task_id=task_id)
     assert caught.value.message.count(" at line ") == 3 and "line 3, column 6 and 1 more" in caught.value.message
+    with pytest.raises(ValidationError) as caught:
+        client.prepare(body.rsplit("\n", 1)[0], task_id=task_id)  # three: each listed, none more
+    assert caught.value.message.count(" at line ") == 3 and " more" not in caught.value.message
 
 
 def test_a_draft_that_waived_the_secret_check_keeps_that_waiver(client, portal, task_id, journal):

@@ -355,3 +355,20 @@ def test_the_user_agent_names_the_package_version_and_python_major_and_minor():
             client.stats()
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     assert sent[0]["User-Agent"] == f"benchmarks-wiki/{__version__} python/{python}"
+
+
+def test_a_read_begun_after_the_deadline_times_out_before_it_waits():
+    # A byte that arrives just in time leaves the next read starting late: it ends at once, as
+    # the timeout it is, rather than waiting on a socket told to wait a negative time.
+    import socket
+    import time
+
+    from benchmarks_wiki.transport import _TimedReader
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(b"late")
+        reader = _TimedReader(ours, deadline=time.monotonic() - 1)
+        with pytest.raises(socket.timeout, match="longer than the timeout"):
+            reader.readinto(bytearray(4))
+        reader.close()
