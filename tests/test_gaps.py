@@ -95,6 +95,23 @@ def test_an_answer_of_unsaid_length_exactly_at_the_limit_is_read_whole():
         server.close()
 
 
+@pytest.mark.parametrize("extra", [0, 1])
+def test_an_answer_said_to_be_the_limit_is_read_and_one_byte_more_is_refused_unread(extra):
+    size = transport.MAX_ANSWER_BYTES + extra
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: text/markdown\r\nContent-Length: {size}\r\n\r\n".encode()
+    server = RawServer(head + b"#" * (1 if extra else size))  # refused on the header alone
+    try:
+        with Client(server.origin, retries=0) as client:
+            if extra:
+                with pytest.raises(ApiError) as caught:
+                    client.markdown(TASK)
+                assert caught.value.code == "answer_too_large"
+            else:
+                assert len(client.markdown(TASK)) == size
+    finally:
+        server.close()
+
+
 @pytest.mark.parametrize("named, route", [("", "/api/v1/stats"), (ORIGIN + "/elsewhere", "/elsewhere")])
 def test_a_mock_answer_keeps_the_url_it_names_and_else_takes_the_requests(named, route):
     with Client(ORIGIN, transport=MockTransport(lambda sent: Response(200, b"[1]", url=named))) as client:

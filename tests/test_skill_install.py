@@ -121,6 +121,7 @@ def test_the_archive_holds_what_the_skill_runs_and_nothing_else(archive):
     for entry in entries:
         executable = entry.filename in scripts
         assert entry.external_attr >> 16 == 0o100000 | (0o755 if executable else 0o644), entry.filename
+        assert entry.create_system == 3, entry.filename  # made on Unix, else unzip ignores the modes
         assert entry.date_time == (1980, 1, 1, 0, 0, 0) and entry.compress_type == zipfile.ZIP_DEFLATED
 
 
