@@ -8,8 +8,7 @@ import time
 import pytest
 
 from benchmarks_wiki import Client, NothingToDraw, ValidationError, rules
-from benchmarks_wiki.cli.table import VIEWS
-from tests.conftest import ROOT, SCRIPTS, VIEW_OF, interruptible, script_env, wait_until_following
+from tests.conftest import ROOT, SCRIPTS, interruptible, script_env, wait_until_following
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"
 

@@ -1,8 +1,6 @@
 """The journal: drafts kept and sent once across processes, kills and crashes at every step,
 keys, what the listings read (and that they write nothing), privacy, locks, resumed follows."""
 
-import calendar
-import dataclasses
 import errno
 import fcntl
 import json
@@ -23,7 +21,7 @@ from benchmarks_wiki.errors import DraftError, JournalError
 from benchmarks_wiki.files import locked
 from benchmarks_wiki.journal import Draft, located
 from benchmarks_wiki.rules import EARLIER, NEW
-from tests.conftest import (ROOT, as_if_killed_before_its_receipt, interruptible, publishes, rewrite_draft, script_env,
+from tests.conftest import (ROOT, as_if_killed_before_its_receipt, interruptible, publishes, script_env,
                             wait_for, wait_until_following)
 
 

@@ -8,7 +8,6 @@ import pytest
 
 from benchmarks_wiki import Client, TransportError
 from benchmarks_wiki.transport import MockTransport, NetworkFailure
-from tests.conftest import ROOT
 from tests.test_layout import PACKAGE, imports_of
 
 TASK = "317ef6cc-69a8-59a3-a347-e37d3399eb10"

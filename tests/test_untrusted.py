@@ -4,7 +4,6 @@ or make a line of its own look like one of the program's."""
 import io
 import json
 import shlex
-import sys
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest

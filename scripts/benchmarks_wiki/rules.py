@@ -186,4 +186,3 @@ def origin_setting(given: Optional[str], environ) -> tuple:
 def default_kind(label: str) -> str:
     """The kind the portal gives a post sent without one: a result on a problem, else a note."""
     return "result" if label == "task" else "note"
-
